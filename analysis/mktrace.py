@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""Write a synthetic trace.dat (trace-cmd file format v6) with the events dpanalyze reads.
+
+Why: the series' kernel (writeback:dirty_pressure, global_dirty_state.pressure) may not
+exist yet, and tests need traces whose true metrics are known. The file is written in
+the documented v6 format (trace-cmd.dat.v6(5)) with ring-buffer pages as the 6.1 kernel
+lays them out, so trace-cmd report, libtracecmd and KernelShark read it like a real one.
+
+Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--scale N] [--truth FILE]
+  --stock    no dirty_pressure event and no global_dirty_state.pressure (stock 6.1)
+  --scale N  multiply the event rate by N (for the benchmark's large trace)
+  --truth F  write the generated ground truth (counts, fast_down matches) as JSON
+"""
+import argparse
+import json
+import random
+import struct
+import sys
+
+PAGE = 4096
+HEADER_PAGE = (
+    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n")
+HEADER_EVENT = (
+    "# compressed entry header\n"
+    "\ttype_len    :    5 bits\n"
+    "\ttime_delta  :   27 bits\n"
+    "\tarray       :   32 bits\n\n"
+    "\tpadding     : type == 29\n"
+    "\ttime_extend : type == 30\n"
+    "\ttime_stamp : type == 31\n"
+    "\tdata max type_len  == 28\n")
+
+# (type text, name, size, signed); arrays as ("char", "bdi[32]", 32, 0)
+UL = ("unsigned long", 8, 0)
+L = ("long", 8, 1)
+I = ("int", 4, 1)
+UI = ("unsigned int", 4, 0)
+
+
+def f(t, name):
+    return (t[0], name, t[1], t[2])
+
+
+RECLAIM_FLAGS = ('(REC->reclaim_flags) ? __print_flags(REC->reclaim_flags, "|", '
+                 '{0x0001u, "RECLAIM_WB_ANON"}, {0x0002u, "RECLAIM_WB_FILE"}, '
+                 '{0x0010u, "RECLAIM_WB_MIXED"}, {0x0004u, "RECLAIM_WB_SYNC"}, '
+                 '{0x0008u, "RECLAIM_WB_ASYNC"}) : "RECLAIM_WB_NONE"')
+
+
+def events(stock):
+    ev = []
+    gds = [f(UL, "nr_dirty"), f(UL, "nr_writeback"), f(UL, "background_thresh"),
+           f(UL, "dirty_thresh"), f(UL, "dirty_limit"), f(UL, "nr_dirtied"),
+           f(UL, "nr_written")]
+    gfmt = ('"dirty=%lu writeback=%lu bg_thresh=%lu thresh=%lu limit=%lu dirtied=%lu '
+            'written=%lu')
+    gargs = ("REC->nr_dirty, REC->nr_writeback, REC->background_thresh, REC->dirty_thresh, "
+             "REC->dirty_limit, REC->nr_dirtied, REC->nr_written")
+    if not stock:
+        gds.append(f(UL, "pressure"))
+        gfmt += ' pressure=%lu'
+        gargs += ", REC->pressure"
+    ev.append(("writeback", "global_dirty_state", gds, gfmt + '", ' + gargs))
+    if not stock:
+        ev.append(("writeback", "dirty_pressure",
+                    [f(I, "nid"), f(UI, "old"), f(UI, "new"), f(I, "priority"), f(I, "reason")],
+                    '"nid=%d old=%u new=%u priority=%d reason=%s", REC->nid, REC->old, REC->new, '
+                    'REC->priority, __print_symbolic(REC->reason, { 0, "fast_down" }, '
+                    '{ 1, "slow_up" }, { 2, "write" }, { 3, "reset" })'))
+    ev.append(("writeback", "bdi_dirty_ratelimit",
+               [("char", "bdi[32]", 32, 0), f(UL, "write_bw"), f(UL, "avg_write_bw"),
+                f(UL, "dirty_rate"), f(UL, "dirty_ratelimit"), f(UL, "task_ratelimit"),
+                f(UL, "balanced_dirty_ratelimit"), ("ino_t", "cgroup_ino", 8, 0)],
+               '"bdi %s: write_bw=%lu awrite_bw=%lu dirty_rate=%lu dirty_ratelimit=%lu '
+               'task_ratelimit=%lu balanced_dirty_ratelimit=%lu cgroup_ino=%lu", REC->bdi, '
+               'REC->write_bw, REC->avg_write_bw, REC->dirty_rate, REC->dirty_ratelimit, '
+               'REC->task_ratelimit, REC->balanced_dirty_ratelimit, '
+               '(unsigned long)REC->cgroup_ino'))
+    ev.append(("writeback", "balance_dirty_pages",
+               [("char", "bdi[32]", 32, 0), f(UL, "limit"), f(UL, "setpoint"), f(UL, "dirty"),
+                f(UL, "bdi_setpoint"), f(UL, "bdi_dirty"), f(UL, "dirty_ratelimit"),
+                f(UL, "task_ratelimit"), f(UI, "dirtied"), f(UI, "dirtied_pause"),
+                f(UL, "paused"), f(L, "pause"), f(UL, "period"), f(L, "think"),
+                ("ino_t", "cgroup_ino", 8, 0)],
+               '"bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu '
+               'dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu '
+               'pause=%ld period=%lu think=%ld cgroup_ino=%lu", REC->bdi, REC->limit, '
+               'REC->setpoint, REC->dirty, REC->bdi_setpoint, REC->bdi_dirty, '
+               'REC->dirty_ratelimit, REC->task_ratelimit, REC->dirtied, REC->dirtied_pause, '
+               'REC->paused, REC->pause, REC->period, REC->think, '
+               '(unsigned long)REC->cgroup_ino'))
+    wbw = [("char", "name[32]", 32, 0), f(L, "nr_pages"), ("dev_t", "sb_dev", 4, 0),
+           f(I, "sync_mode"), f(I, "for_kupdate"), f(I, "range_cyclic"),
+           f(I, "for_background"), f(I, "reason"), ("ino_t", "cgroup_ino", 8, 0)]
+    wfmt = ('"bdi %s: sb_dev %d:%d nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d '
+            'background=%d reason=%s cgroup_ino=%lu", REC->name, ((unsigned int) '
+            '((REC->sb_dev) >> 20)), ((unsigned int) ((REC->sb_dev) & ((1U << 20) - 1))), '
+            'REC->nr_pages, REC->sync_mode, REC->for_kupdate, REC->range_cyclic, '
+            'REC->for_background, __print_symbolic(REC->reason, { 0, "background" }, '
+            '{ 1, "vmscan" }, { 2, "sync" }, { 3, "periodic" }, { 4, "laptop_timer" }, '
+            '{ 5, "fs_free_space" }, { 6, "forker_thread" }, { 7, "foreign_flush" }), '
+            '(unsigned long)REC->cgroup_ino')
+    ev.append(("writeback", "writeback_start", wbw, wfmt))
+    ev.append(("writeback", "writeback_written", wbw, wfmt))
+    ev.append(("vmscan", "mm_vmscan_kswapd_sleep", [f(I, "nid")], '"nid=%d", REC->nid'))
+    ev.append(("vmscan", "mm_vmscan_kswapd_wake", [f(I, "nid"), f(I, "zid"), f(I, "order")],
+               '"nid=%d order=%d", REC->nid, REC->order'))
+    ev.append(("vmscan", "mm_vmscan_direct_reclaim_begin",
+               [f(I, "order"), ("unsigned long", "gfp_flags", 8, 0)],
+               '"order=%d gfp_flags=0x%lx", REC->order, REC->gfp_flags'))
+    ev.append(("vmscan", "mm_vmscan_direct_reclaim_end", [f(UL, "nr_reclaimed")],
+               '"nr_reclaimed=%lu", REC->nr_reclaimed'))
+    ev.append(("vmscan", "mm_vmscan_write_folio", [f(UL, "pfn"), f(I, "reclaim_flags")],
+               '"page=%p pfn=0x%lx flags=%s", (void *)0, REC->pfn, ' + RECLAIM_FLAGS))
+    ev.append(("vmscan", "mm_vmscan_lru_shrink_inactive",
+               [f(I, "nid"), f(UL, "nr_scanned"), f(UL, "nr_reclaimed"), f(UL, "nr_dirty"),
+                f(UL, "nr_writeback"), f(UL, "nr_congested"), f(UL, "nr_immediate"),
+                f(UI, "nr_activate0"), f(UI, "nr_activate1"), f(UL, "nr_ref_keep"),
+                f(UL, "nr_unmap_fail"), f(I, "priority"), f(I, "reclaim_flags")],
+               '"nid=%d nr_scanned=%ld nr_reclaimed=%ld nr_dirty=%ld nr_writeback=%ld '
+               'nr_congested=%ld nr_immediate=%ld nr_activate_anon=%d nr_activate_file=%d '
+               'nr_ref_keep=%ld nr_unmap_fail=%ld priority=%d flags=%s", REC->nid, '
+               'REC->nr_scanned, REC->nr_reclaimed, REC->nr_dirty, REC->nr_writeback, '
+               'REC->nr_congested, REC->nr_immediate, REC->nr_activate0, REC->nr_activate1, '
+               'REC->nr_ref_keep, REC->nr_unmap_fail, REC->priority, ' + RECLAIM_FLAGS))
+    ev.append(("vmscan", "mm_vmscan_throttled",
+               [f(I, "nid"), f(I, "usec_timeout"), f(I, "usec_delayed"), f(I, "reason")],
+               '"nid=%d usec_timeout=%d usect_delayed=%d reason=%d", REC->nid, '
+               'REC->usec_timeout, REC->usec_delayed, REC->reason'))
+    return ev
+
+
+class Event:
+    def __init__(self, eid, system, name, fields, pfmt):
+        self.id, self.system, self.name = eid, system, name
+        self.layout = []  # (name, offset, size, signed, is_array)
+        off = 8
+        lines = ["\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;",
+                 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;",
+                 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;",
+                 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;", ""]
+        for typ, fname, size, signed in fields:
+            arr = "[" in fname
+            align = 1 if arr else size
+            off = (off + align - 1) // align * align
+            lines.append("\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;"
+                         % (typ, fname, off, size, signed))
+            self.layout.append((fname.split("[")[0], off, size, signed, arr))
+            off += size
+        self.size = (off + 3) // 4 * 4
+        self.format = ("name: %s\nID: %d\nformat:\n%s\n\nprint fmt: %s\n"
+                       % (name, eid, "\n".join(lines), pfmt))
+
+    def pack(self, pid, vals):
+        buf = bytearray(self.size)
+        struct.pack_into("<HBBi", buf, 0, self.id, 0, 0, pid)
+        for fname, off, size, signed, arr in self.layout:
+            v = vals.get(fname, 0)
+            if arr:
+                b = v.encode()[:size - 1]
+                buf[off:off + len(b)] = b
+            else:
+                code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+                struct.pack_into("<" + (code if signed else code.upper()), buf, off, v)
+        return bytes(buf)
+
+
+class CpuStream:
+    """Ring-buffer pages for one CPU, as the 6.1 kernel writes them."""
+
+    def __init__(self):
+        self.pages, self.cur, self.base, self.last = [], bytearray(), None, None
+
+    def flush(self):
+        if self.base is None:
+            return
+        page = struct.pack("<QQ", self.base, len(self.cur)) + bytes(self.cur)
+        self.pages.append(page + bytes(PAGE - len(page)))
+        self.cur, self.base = bytearray(), None
+
+    def add(self, ts, payload):
+        if len(payload) <= 112:
+            hdr_len, extra = len(payload) // 4, b""
+        else:  # type_len 0: the length (payload + 4) sits in array[0]
+            hdr_len, extra = 0, struct.pack("<I", len(payload) + 4)
+        need = 4 + len(extra) + len(payload)
+        delta = 0 if self.base is None else ts - self.last
+        ext = b""
+        if delta >= (1 << 27):  # TIME_EXTEND: 59-bit delta in two words
+            ext = struct.pack("<II", 30 | ((delta & ((1 << 27) - 1)) << 5), delta >> 27)
+            delta = 0
+        if self.base is None or len(self.cur) + len(ext) + need > PAGE - 16:
+            self.flush()
+            self.base, ext, delta = ts, b"", 0
+        self.cur += ext + struct.pack("<I", hdr_len | (delta << 5)) + extra + payload
+        self.last = ts
+
+
+def write_dat(path, evs, streams, comms):
+    out = bytearray(b"\x17\x08\x44tracing6\x00\x00\x08")
+    out += struct.pack("<I", PAGE)
+    for tag, text in ((b"header_page\x00", HEADER_PAGE), (b"header_event\x00", HEADER_EVENT)):
+        out += tag + struct.pack("<Q", len(text)) + text.encode()
+    out += struct.pack("<I", 0)  # no ftrace formats
+    systems = []
+    for e in evs:
+        if e.system not in systems:
+            systems.append(e.system)
+    out += struct.pack("<I", len(systems))
+    for s in systems:
+        mine = [e for e in evs if e.system == s]
+        out += s.encode() + b"\x00" + struct.pack("<I", len(mine))
+        for e in mine:
+            out += struct.pack("<Q", len(e.format)) + e.format.encode()
+    out += struct.pack("<I", 0) + struct.pack("<I", 0)  # kallsyms, printk
+    cmd = "".join("%d %s\n" % (p, c) for p, c in comms).encode()
+    out += struct.pack("<Q", len(cmd)) + cmd
+    out += struct.pack("<I", len(streams))
+    out += b"options  \x00" + struct.pack("<H", 0) + b"flyrecord\x00"
+    table_at = len(out)
+    out += bytes(16 * len(streams))
+    offsets = []
+    for s in streams:
+        s.flush()
+        pad = (-len(out)) % PAGE
+        out += bytes(pad)
+        offsets.append((len(out), PAGE * len(s.pages)))
+        for p in s.pages:
+            out += p
+    for i, (o, sz) in enumerate(offsets):
+        struct.pack_into("<QQ", out, table_at + 16 * i, o, sz)
+    with open(path, "wb") as fh:
+        fh.write(out)
+
+
+def simulate(args):
+    """A two-node story: a writer on node 0, reclaim lowers node 0's pressure, idle recovery."""
+    rnd = random.Random(args.seed)
+    evs = events(args.stock)
+    byname = {}
+    for i, (sy, nm, fl, pf) in enumerate(evs):
+        byname[nm] = Event(300 + i, sy, nm, fl, pf)
+    recs = []  # (ts_ns, cpu, pid, event, vals)
+
+    def emit(ts, cpu, pid, evname, **vals):
+        if evname in byname:
+            recs.append((int(ts * 1e9) + 1000000000, cpu, pid, byname[evname], vals))
+
+    T = args.seconds
+    truth = {"fast_down": 0, "fast_down_formula_ok": 0, "fast_down_priority_matched": 0,
+             "slow_up": 0, "file_pageout": 0, "kswapd_wake": {0: 0, 1: 0}}
+    pressure = {0: 1024, 1: 1024}
+    dirty, dirtied, written = 2000, 0, 0
+    step = 0.01 / args.scale
+    t = 0.0
+    next_bdp, next_gds, next_bw = 0.05, 0.0, 0.2
+    bw = 25600
+    done, reset = set(), False
+    while t < T:
+        t += step * (0.5 + rnd.random())
+        # the dirtying task, pid 100 on cpu 0
+        if t >= next_bdp:
+            pause = rnd.choice([0, 4, 8, 12, 20, 40, 80, 120, 200])
+            paused = rnd.choice([0, 0, 10, 30])
+            emit(t, 0, 100, "balance_dirty_pages", bdi="254:0", limit=60000, setpoint=40000,
+                 dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
+                 dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
+                 paused=paused, pause=pause, period=pause + 5, think=3)
+            next_bdp = t + max(pause, 5) / 1000.0 * (1 + rnd.random()) / args.scale
+            dirty += 300
+            dirtied += 300
+        if t >= next_gds:
+            emit(t, 0, 100, "global_dirty_state", nr_dirty=dirty, nr_writeback=800,
+                 background_thresh=10000, dirty_thresh=60000, dirty_limit=60000,
+                 nr_dirtied=dirtied, nr_written=written, pressure=min(pressure.values()))
+            next_gds = t + 0.02 / args.scale
+        if t >= next_bw:
+            bw = int(bw * 0.9 + 30720 * 0.1)
+            emit(t, 1, 50, "bdi_dirty_ratelimit", bdi="254:0", write_bw=bw + rnd.randint(-500, 500),
+                 avg_write_bw=bw, dirty_rate=bw, dirty_ratelimit=bw, task_ratelimit=bw,
+                 balanced_dirty_ratelimit=bw)
+            n = rnd.randint(200, 2000)
+            emit(t, 1, 50, "writeback_start", name="254:0", nr_pages=n, sb_dev=(254 << 20),
+                 range_cyclic=1, for_background=1, reason=0)
+            emit(t + 0.001, 1, 50, "writeback_written", name="254:0", nr_pages=n,
+                 sb_dev=(254 << 20), range_cyclic=1, for_background=1, reason=0)
+            written += n
+            dirty = max(1000, dirty - n)
+            next_bw = t + 0.2 / args.scale
+        # two reclaim episodes on node 0; each ends with kswapd asleep and a 64 steps/s recovery
+        for lo, hi in ((0.20, 0.30), (0.55, 0.65)):
+            if lo * T < t < hi * T and rnd.random() < 0.3:
+                if rnd.random() < 0.2:
+                    truth["kswapd_wake"][0] += 1
+                    emit(t, 0, 30, "mm_vmscan_kswapd_wake", nid=0, zid=1, order=0)
+                prio = rnd.choice([12, 12, 11, 10, 9, 8])
+                emit(t, 0, 30, "mm_vmscan_lru_shrink_inactive", nid=0, nr_scanned=32,
+                     nr_reclaimed=20, nr_dirty=12, priority=prio, reclaim_flags=0x2 | 0x8)
+                for _ in range(rnd.randint(0, 2)):
+                    fl = rnd.choice([0x2 | 0x8, 0x1 | 0x8])
+                    truth["file_pageout"] += 1 if fl & 0x2 else 0
+                    emit(t + 1e-6, 0, 30, "mm_vmscan_write_folio", pfn=rnd.randint(1, 1 << 20),
+                         reclaim_flags=fl)
+                new = 1024 >> (13 - prio)
+                if new < pressure[0] and not args.stock:
+                    # every 3rd fast_down claims another priority than the scan's: planted
+                    claim = prio if truth["fast_down"] % 3 else prio + 1
+                    truth["fast_down"] += 1
+                    truth["fast_down_formula_ok"] += 1 if new == 1024 >> (13 - claim) else 0
+                    truth["fast_down_priority_matched"] += 1 if claim == prio else 0
+                    emit(t + 2e-6, 0, 30, "dirty_pressure", nid=0, old=pressure[0], new=new,
+                         priority=claim, reason=0)
+                    pressure[0] = new
+            if t >= hi * T and (lo, hi) not in done:
+                done.add((lo, hi))
+                emit(t, 0, 30, "mm_vmscan_kswapd_sleep", nid=0)
+                rec_t = t
+                while pressure[0] < 1024 and not args.stock and rec_t < t + 0.2 * T:
+                    rec_t += 8 / 64
+                    new = min(1024, pressure[0] + 8)
+                    truth["slow_up"] += 1
+                    emit(rec_t, 0, 30, "dirty_pressure", nid=0, old=pressure[0], new=new,
+                         priority=0, reason=1)
+                    pressure[0] = new
+        if 0.22 * T < t < 0.26 * T and rnd.random() < 0.02:
+            emit(t, 1, 200, "mm_vmscan_direct_reclaim_begin", order=0, gfp_flags=0xcc0)
+            emit(t + 0.003, 1, 200, "mm_vmscan_direct_reclaim_end", nr_reclaimed=32)
+            emit(t + 0.003, 1, 200, "mm_vmscan_throttled", nid=0, usec_timeout=100000,
+                 usec_delayed=2000, reason=0)
+        if t >= 0.9 * T and not reset:
+            reset = True
+            truth["kswapd_wake"][1] += 1
+            emit(t, 1, 31, "mm_vmscan_kswapd_wake", nid=1, zid=1, order=0)
+            emit(t + 0.01, 1, 31, "mm_vmscan_kswapd_sleep", nid=1)
+            if not args.stock:
+                emit(t, 1, 0, "dirty_pressure", nid=1, old=1024, new=1024, priority=0, reason=3)
+    recs.sort(key=lambda r: r[0])
+    streams = [CpuStream(), CpuStream()]
+    counts = {}
+    for ts, cpu, pid, ev, vals in recs:
+        streams[cpu].add(ts, ev.pack(pid, vals))
+        counts[ev.name] = counts.get(ev.name, 0) + 1
+    truth["counts"] = counts
+    comms = [(100, "dd"), (30, "kswapd0"), (31, "kswapd1"), (50, "kworker/u4:1"), (200, "hog")]
+    return list(byname.values()), streams, comms, truth
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--stock", action="store_true")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--truth")
+    a = ap.parse_args()
+    if a.seconds <= 0 or a.scale <= 0:
+        sys.exit("mktrace: --seconds and --scale must be positive")
+    evs, streams, comms, truth = simulate(a)
+    write_dat(a.out, evs, streams, comms)
+    if a.truth:
+        with open(a.truth, "w") as fh:
+            json.dump(truth, fh, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()
