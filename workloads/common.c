@@ -1,0 +1,508 @@
+/* Shared helpers for the dplab workloads; see common.h. */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <numa.h>
+#include <numaif.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *prog = "workload";
+volatile sig_atomic_t stop_signal;
+struct numa_env numa;
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* libnuma calls these on failures and by default prints its own lines; we
+ * check return values ourselves and keep stderr to our one line. */
+void numa_error(char *where)
+{
+	(void)where;
+}
+
+void numa_warn(int num, char *fmt, ...)
+{
+	(void)num;
+	(void)fmt;
+}
+
+int opt_next(int argc, char **argv, const struct opt *opts, int *idx,
+	     const char **val)
+{
+	const char *a, *eq;
+	size_t len;
+
+	if (*idx >= argc)
+		return -1;
+	a = argv[(*idx)++];
+	if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+		if (!strcmp(a, "-h"))
+			a = "--help";
+		else
+			usage_error("unexpected argument '%s' (see --help)", a);
+	}
+	a += 2;
+	eq = strchr(a, '=');
+	len = eq ? (size_t)(eq - a) : strlen(a);
+	for (const struct opt *o = opts; o->name; o++) {
+		if (strlen(o->name) != len || strncmp(o->name, a, len) != 0)
+			continue;
+		if (!o->has_arg) {
+			if (eq)
+				usage_error("--%s takes no value", o->name);
+			*val = NULL;
+		} else if (eq) {
+			*val = eq + 1;
+		} else if (*idx < argc) {
+			*val = argv[(*idx)++];
+		} else {
+			usage_error("--%s needs a value", o->name);
+		}
+		return o->id;
+	}
+	usage_error("unknown option '--%.*s' (see --help)", (int)len, a);
+}
+
+uint64_t parse_size(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end)
+		goto bad;
+	if (shift && v > (UINT64_MAX >> shift))
+		usage_error("--%s: size '%s' too large", opt, s);
+	return (uint64_t)v << shift;
+bad:
+	usage_error("--%s: bad size '%s' (want an integer with optional K, M, G or T suffix)",
+		    opt, s);
+}
+
+uint64_t parse_count(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end)
+		goto bad;
+	return v;
+bad:
+	usage_error("--%s: bad number '%s' (want a non-negative integer)",
+		    opt, s);
+}
+
+double parse_seconds(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	v = strtod(s, &end);
+	/* a day is far beyond any lab run and keeps ns arithmetic exact */
+	if (errno || end == s || *end || !isfinite(v) || v > 86400)
+		goto bad;
+	return v;
+bad:
+	usage_error("--%s: bad duration '%s' (want seconds, 0..86400)", opt, s);
+}
+
+int parse_node(const char *opt, const char *s)
+{
+	uint64_t n = parse_count(opt, s);
+
+	if (n >= (uint64_t)numa.nnodes ||
+	    (numa.available && !numa_bitmask_isbitset(numa_nodes_ptr, n)))
+		usage_error("--%s %s: no such node (nodes 0..%d%s)", opt, s,
+			    numa.nnodes - 1,
+			    numa.available ? "" : ", no NUMA");
+	return (int)n;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int sleep_until_ns(uint64_t t_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t_ns / 1000000000ull),
+		.tv_nsec = (long)(t_ns % 1000000000ull),
+	};
+
+	while (!stop_signal) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+					NULL);
+		if (r == 0)
+			return 0;
+		if (r != EINTR)
+			return 0;
+	}
+	return 1;
+}
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+void install_stop_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a sleeping workload must wake up and report */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* ---- histogram ---- */
+
+static int hist_index(uint64_t v)
+{
+	int m, shift;
+
+	if (v < 2 * HIST_SUB)
+		return (int)v;
+	m = 63 - __builtin_clzll(v);
+	shift = m - 6;		/* leaves the top 7 bits: 64..127 */
+	return shift * HIST_SUB + (int)(v >> shift);
+}
+
+/* Highest value that falls in bucket i. */
+static uint64_t hist_high(int i)
+{
+	int shift;
+	uint64_t top;
+
+	if (i < 2 * HIST_SUB)
+		return (uint64_t)i;
+	shift = i / HIST_SUB - 1;
+	top = HIST_SUB + (uint64_t)(i % HIST_SUB);
+	return ((top + 1) << shift) - 1;
+}
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	h->count[hist_index(v)]++;
+	h->n++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+}
+
+uint64_t hist_pct(const struct hist *h, double pct)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->n)
+		return 0;
+	rank = (uint64_t)ceil(pct / 100.0 * (double)h->n);
+	if (rank < 1)
+		rank = 1;
+	for (int i = 0; i < HIST_N; i++) {
+		seen += h->count[i];
+		if (seen >= rank) {
+			uint64_t v = hist_high(i);
+			return v < h->max ? v : h->max;
+		}
+	}
+	return h->max;
+}
+
+/* ---- NUMA ---- */
+
+void numa_env_init(void)
+{
+	numa.page_size = sysconf(_SC_PAGESIZE);
+	numa.available = numa_available() >= 0;
+	numa.nnodes = numa.available ? numa_max_node() + 1 : 1;
+}
+
+int bind_cpus(int node)
+{
+	if (!numa.available)
+		return 0;	/* one node: nothing to pin to */
+	if (numa_run_on_node(node) < 0)
+		return -errno;
+	return 0;
+}
+
+#define QUERY_MAX (1u << 20)	/* pages queried at most; beyond: sample */
+#define QUERY_CHUNK 1024u
+
+void placement_query(void *base, uint64_t npages, int is_file,
+		     struct placement *p)
+{
+	void *pages[QUERY_CHUNK];
+	int status[QUERY_CHUNK];
+	unsigned char vec[1];
+	uint64_t i = 0;
+
+	memset(p->counts, 0, sizeof(*p->counts) * (size_t)numa.nnodes);
+	p->absent = p->other = p->sampled = 0;
+	p->stride = npages > QUERY_MAX ? (npages + QUERY_MAX - 1) / QUERY_MAX
+				       : 1;
+	while (i < npages) {
+		unsigned k = 0;
+
+		for (; k < QUERY_CHUNK && i < npages; i += p->stride) {
+			char *a = (char *)base + i * (uint64_t)numa.page_size;
+
+			p->sampled++;
+			if (mincore(a, (size_t)numa.page_size, vec) < 0) {
+				p->other++;
+				continue;
+			}
+			if (!(vec[0] & 1)) {
+				p->absent++;
+				continue;
+			}
+			/* map a cached page into our page tables without
+			 * reading anything from disk: move_pages() only sees
+			 * mapped pages */
+			if (is_file)
+				(void)*(volatile char *)a;
+			pages[k++] = a;
+		}
+		if (!k)
+			continue;
+		if (!numa.available ||
+		    numa_move_pages(0, k, pages, NULL, status, 0) < 0) {
+			/* no NUMA: everything resident is on node 0 */
+			p->counts[0] += k;
+			continue;
+		}
+		for (unsigned j = 0; j < k; j++) {
+			if (status[j] >= 0 && status[j] < numa.nnodes)
+				p->counts[status[j]]++;
+			else if (status[j] == -ENOENT)
+				p->absent++;
+			else
+				p->other++;
+		}
+	}
+}
+
+/* ---- JSON ---- */
+
+void json_begin(struct json *j)
+{
+	j->buf = NULL;
+	j->len = 0;
+	j->f = open_memstream(&j->buf, &j->len);
+	if (!j->f) {
+		fprintf(stderr, "%s: out of memory for the report\n", prog);
+		exit(1);
+	}
+	fputc('{', j->f);
+	j->first = 1;
+}
+
+static void json_key(struct json *j, const char *key)
+{
+	fprintf(j->f, "%s\n  \"%s\": ", j->first ? "" : ",", key);
+	j->first = 0;
+}
+
+void json_str(struct json *j, const char *key, const char *val)
+{
+	json_key(j, key);
+	fputc('"', j->f);
+	for (const unsigned char *s = (const unsigned char *)val; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(j->f, "\\%c", *s);
+		else if (*s < 0x20)
+			fprintf(j->f, "\\u%04x", *s);
+		else
+			fputc(*s, j->f);
+	}
+	fputc('"', j->f);
+}
+
+void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void json_i64(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%lld", (long long)v);
+}
+
+void json_num(struct json *j, const char *key, double v)
+{
+	json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.3f", v);
+	else
+		fputs("null", j->f);
+}
+
+void json_bool(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_u64_array(struct json *j, const char *key, const uint64_t *v,
+		    int n)
+{
+	json_key(j, key);
+	fputc('[', j->f);
+	for (int i = 0; i < n; i++)
+		fprintf(j->f, "%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+	fputc(']', j->f);
+}
+
+void json_hist_us(struct json *j, const char *prefix, const struct hist *h)
+{
+	static const struct { const char *suffix; double pct; } p[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 },
+	};
+	char key[96];
+
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		snprintf(key, sizeof(key), "%s_%s_us", prefix, p[i].suffix);
+		json_num(j, key, (double)hist_pct(h, p[i].pct) / 1e3);
+	}
+	snprintf(key, sizeof(key), "%s_max_us", prefix);
+	json_num(j, key, (double)h->max / 1e3);
+	snprintf(key, sizeof(key), "%s_mean_us", prefix);
+	json_num(j, key, h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0);
+}
+
+static char *tmp_name(const char *path)
+{
+	size_t n = strlen(path) + 32;
+	char *t = malloc(n);
+
+	if (t)
+		snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
+	return t;
+}
+
+int json_write(struct json *j, const char *path)
+{
+	char *tmp;
+	int fd, err = 0;
+	size_t off = 0;
+
+	fputs("\n}\n", j->f);
+	fclose(j->f);
+	j->f = NULL;
+	tmp = tmp_name(path);
+	if (!tmp) {
+		free(j->buf);
+		return -ENOMEM;
+	}
+	/* rename() makes the report appear whole or not at all, so a reader
+	 * polling for it (or a run cut short) never sees half a file */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	while (off < j->len) {
+		ssize_t w = write(fd, j->buf + off, j->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(j->buf);
+	j->buf = NULL;
+	return err;
+}
+
+void report_path_check(const char *opt, const char *path)
+{
+	char *tmp = tmp_name(path);
+	int fd;
+
+	if (!tmp)
+		usage_error("out of memory");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+
+		free(tmp);
+		usage_error("--%s %s: cannot create: %s", opt, path,
+			    strerror(e));
+	}
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+}
+
+/* ---- block content ---- */
+
+uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t rand64(uint64_t *state)
+{
+	*state += 0x9e3779b97f4a7c15ull;
+	return mix64(*state);
+}
