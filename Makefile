@@ -1,0 +1,86 @@
+# dplab: the front door.  `make help` lists every target.
+TOPO     ?= 2node-asym
+SCENARIO ?= smoke
+MODE     ?= global
+KERNEL   ?= patched
+VARIANT  ?= lab
+OUT      ?=
+CMD      ?=
+
+PYTHON   := /usr/bin/python3
+BIN      := build/bin
+
+# What the lab needs from Debian.  `make deps` installs whatever is missing.
+DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl trace-cmd \
+	kernelshark libkshark-dev libtracecmd-dev libtraceevent-dev libtracefs-dev gnuplot-nox \
+	ccache flex bison bc libelf-dev libssl-dev dwarves e2fsprogs xfsprogs fio stress-ng fsmark \
+	xz-utils cpio kmod jq python3 xvfb xauth imagemagick valgrind gcc make pkg-config
+
+.PHONY: help deps kernel kunit run test test-host test-lab check-series tools workloads analysis \
+	view matrix matrix-smoke bench clean distclean
+
+help:
+	@echo "dplab: dynamic dirty pressure for Linux 6.1, and the NUMA lab that tests it"
+	@echo
+	@echo "  make run [TOPO=$(TOPO)] [SCENARIO=$(SCENARIO)] [MODE=off|global|node] [KERNEL=patched|stock]"
+	@echo "           [OUT=dir] [CMD='guest command']   boot, run, trace, collect: results/<topo>-<scenario>-<mode>-<kernel>/"
+	@echo "  make test                 every test (host unit tests, KUnit, lab runs); ends 'N passed, N failed'"
+	@echo "  make test-host            host tests only (no kernel needed)"
+	@echo "  make kernel [KERNEL=patched|stock] [VARIANT=lab|debug|kcsan]   build bzImage (incremental, ccache)"
+	@echo "  make kunit                boot the KUnit suite dirty_pressure under QEMU, print KTAP and a summary"
+	@echo "  make check-series         checkpatch --strict on every patch + compile tests of config variants"
+	@echo "  make view OUT=dir         open a run's trace in KernelShark with its session and plugin"
+	@echo "  make deps                 install missing Debian packages ($(words $(DEB_PACKAGES)) packages)"
+	@echo "  make tools                build the workloads and the analyser into $(BIN)/"
+	@echo
+	@echo "Topologies: $(notdir $(wildcard topologies/*))"
+	@echo "Scenarios:  $(basename $(notdir $(wildcard workloads/scenarios/*.sh)))"
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "[deps] installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+			{ echo "[deps] apt-get install failed for:" $$missing; exit 1; }; \
+	fi
+
+kernel: deps
+	@launch/kernel.sh $(KERNEL) $(VARIANT)
+
+tools: workloads analysis
+
+workloads:
+	@if [ -f workloads/Makefile ]; then $(MAKE) -s -C workloads; fi
+
+analysis:
+	@if [ -f analysis/Makefile ]; then $(MAKE) -s -C analysis; fi
+
+run: deps kernel tools
+	@$(PYTHON) launch/run.py --topo "$(TOPO)" --scenario "$(SCENARIO)" --mode "$(MODE)" \
+		--kernel "$(KERNEL)" --variant "$(VARIANT)" $(if $(OUT),--out "$(OUT)") $(if $(CMD),--cmd "$(CMD)")
+
+kunit: deps
+	@launch/kernel.sh patched $(VARIANT)
+	@launch/kunit.sh $(VARIANT)
+
+check-series: deps
+	@launch/check-series.sh
+
+test: deps
+	@tests/run host lab
+
+test-host: deps
+	@tests/run host
+
+view:
+	@test -n "$(OUT)" || { echo "make view: give OUT=<results dir>"; exit 2; }
+	@launch/view.sh "$(OUT)"
+
+clean:
+	rm -rf build/bin build/bin-asan
+	@if [ -f workloads/Makefile ]; then $(MAKE) -s -C workloads clean; fi
+	@if [ -f analysis/Makefile ]; then $(MAKE) -s -C analysis clean; fi
+
+distclean:
+	rm -rf build results

@@ -1,0 +1,79 @@
+#!/bin/sh
+# PID 1 of a dplab guest.  The root filesystem is the host's, read-only over
+# 9p, so every host program runs here unchanged; writable places are tmpfs.
+# The results directory is the 9p share "dplabout" at /mnt/out; the host put
+# job.env (what to run) there.  This script records the guest's view of the
+# topology, snapshots vmstat, runs the scenario under trace-cmd, snapshots
+# again, writes guest-status and powers off.  Nothing in here may hang: the
+# host's timeout is the last resort, not the plan.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C LC_ALL=C
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs -o mode=1777 tmp /tmp
+mount -t tmpfs run /run
+mount -t tmpfs mnt /mnt
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /mnt/out /mnt/test
+poweroff_now() { sync; echo o >/proc/sysrq-trigger; sleep 10; }
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 dplabout /mnt/out; then
+	echo "dplab: cannot mount the results share" >/dev/console
+	poweroff_now
+fi
+OUT=/mnt/out
+. $OUT/job.env
+export OUT LAB MODE SCENARIO KERNEL_FLAVOUR TEST_DIR=/mnt/test BIN="$LAB/build/bin"
+status() { echo "$*" >>$OUT/guest-status; echo "dplab: $*" >/dev/console; }
+stage() { echo "dplab: [$(cut -d' ' -f1 /proc/uptime)s] $*" >/dev/console; }
+
+stage "userspace up"
+# The guest's own view of the topology, compared with the file on the host.
+for d in /sys/devices/system/node/node[0-9]*; do
+	n=${d##*node}
+	kb=$(sed -n 's/.*MemTotal: *\([0-9]*\) kB/\1/p' "$d/meminfo")
+	echo "node $n cpulist=$(cat "$d/cpulist") memtotal_kb=$kb distance=$(tr ' ' ',' <"$d/distance")"
+done >$OUT/guest-topology.txt
+uname -r >$OUT/kernel-release
+cat /proc/cmdline >$OUT/guest-cmdline
+
+# The test disk: formatted on the host, mounted fresh each run.
+if [ -b /dev/vda ]; then
+	mount -t "$TEST_FS" /dev/vda $TEST_DIR || status "error: cannot mount /dev/vda ($TEST_FS)"
+fi
+
+snapshot() {
+	cat /proc/vmstat >$OUT/vmstat.$1
+	for d in /sys/devices/system/node/node[0-9]*; do
+		n=${d##*/}
+		cat "$d/vmstat" >$OUT/$n.vmstat.$1
+		cat "$d/meminfo" >$OUT/$n.meminfo.$1
+	done
+}
+
+# Scenario: shell file defining workload() and, optionally, setup() and
+# SYSCTL/EVENTS.  check lines are for the host's analyser; here they are no-ops.
+check() { :; }
+. "$SCENARIO_FILE"
+for kv in $SYSCTL; do sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"; done
+command -v setup >/dev/null && { setup || status "error: setup failed"; }
+
+events=""
+for e in $DEFAULT_EVENTS $EVENTS; do events="$events -e $e"; done
+snapshot before
+stage "workload start (scenario $SCENARIO, mode $MODE)"
+# trace-cmd runs the workload as its command, so recording spans it exactly;
+# per-CPU recorders stream to the share instead of holding guest memory.
+trace-cmd record -q -b "${TRACE_BUFFER_KB:-4096}" $events -o $OUT/trace.dat \
+	/bin/sh -c '. "$SCENARIO_FILE"; check() { :; }; workload' >$OUT/workload.log 2>&1
+rc=$?
+stage "workload end (exit $rc)"
+snapshot after
+echo "$rc" >$OUT/workload-exit
+command -v teardown >/dev/null && teardown >>$OUT/workload.log 2>&1
+sync
+umount $TEST_DIR 2>/dev/null
+status "done"
+poweroff_now

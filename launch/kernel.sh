@@ -1,0 +1,126 @@
+#!/bin/bash
+# Build the guest kernel: launch/kernel.sh [patched|stock] [lab|debug|kcsan]
+#
+#   build/linux-<kernel>/         source: linux-source-6.1 as a git repo whose
+#                                 first commit is the pristine tarball, with
+#                                 patches/series applied on top (patched only)
+#   build/obj-<kernel>[-variant]/ objects, .config, bzImage, build.log
+#
+# Changing a patch re-applies the series from pristine; git rewrites only the
+# files whose content differs, so kbuild recompiles only what the patches
+# touch.  Objects go through ccache.  One line per stage; the compiler's error
+# is printed on failure.  A lock serializes concurrent invocations.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=${1:-patched}
+variant=${2:-lab}
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+
+case $kernel in patched|stock) ;; *) echo "kernel.sh: KERNEL must be patched or stock, not '$kernel'" >&2; exit 2;; esac
+case $variant in lab|debug|kcsan) ;; *) echo "kernel.sh: VARIANT must be lab, debug or kcsan, not '$variant'" >&2; exit 2;; esac
+[ -r "$tarball" ] || { echo "kernel.sh: $tarball missing: run 'make deps' (Debian package linux-source-6.1)" >&2; exit 2; }
+
+src=$top/build/linux-$kernel
+obj=$top/build/obj-$kernel${variant#lab}
+[ "$variant" = lab ] || obj=$top/build/obj-$kernel-$variant
+log=$obj/build.log
+mkdir -p "$top/build" "$obj"
+exec 9>"$top/build/.kernel.lock"
+flock 9
+
+t0=$(date +%s)
+stage() { printf '[kernel %s/%s %4ss] %s\n' "$kernel" "$variant" "$(( $(date +%s) - t0 ))" "$*"; }
+die() { stage "FAILED: $*"; exit 1; }
+
+g() { git -C "$src" -c user.name=dplab -c user.email=dplab@localhost "$@"; }
+
+# 1. Pristine source as a git repository (once).
+if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	stage "extract $(basename "$tarball")"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -xf "$tarball" -C "$src.tmp"
+	mv "$src.tmp"/linux-source-* "$src"
+	rmdir "$src.tmp"
+	g init -q
+	g add -A -f   # Debian's top-level .gitignore ignores everything
+	g commit -q -m "linux-source-6.1 $(make -s -C "$src" kernelversion)"
+	g tag pristine
+fi
+
+# 2. The series.  Stamp = content of every patch in order.
+series_files=()
+if [ "$kernel" = patched ] && [ -f "$top/patches/series" ]; then
+	while read -r p; do
+		p=${p%%#*}; p=$(echo "$p" | xargs)
+		[ -n "$p" ] || continue
+		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
+		series_files+=("$top/patches/$p")
+	done <"$top/patches/series"
+fi
+stamp=$( (echo "$kernel"; for f in "${series_files[@]}"; do basename "$f"; cat "$f"; done) | sha256sum | cut -c1-16)
+if [ "$(cat "$src/.dplab-series" 2>/dev/null)" != "$stamp" ]; then
+	stage "apply ${#series_files[@]} patches from patches/series"
+	rm -f "$src/.dplab-series"
+	g reset -q --hard pristine
+	g clean -q -fdx   # objects live in the O= directory, never here
+	for f in "${series_files[@]}"; do
+		g apply --whitespace=error-all "$f" 2>"$obj/apply.log" ||
+			{ cat "$obj/apply.log" >&2; die "$(basename "$f") does not apply to pristine 6.1"; }
+	done
+	echo "$stamp" >"$src/.dplab-series"
+fi
+
+# 3. Configuration: tinyconfig + fragments, via merge_config.sh.
+frags=("$top/patches/lab.config")
+[ "$kernel" = patched ] && [ -f "$top/patches/kunit.config" ] && frags+=("$top/patches/kunit.config")
+[ "$variant" != lab ] && frags+=("$top/patches/$variant.config")
+for f in "${frags[@]}"; do [ -f "$f" ] || die "config fragment $f missing"; done
+kmake() { make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+cstamp=$( (cat "${frags[@]}"; cat "$src/.dplab-series") | sha256sum | cut -c1-16)
+if [ "$(cat "$obj/.dplab-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$obj/.config" ]; then
+	stage "configure: tinyconfig + ${frags[*]##*/}"
+	rm -f "$obj/.dplab-config"
+	{
+		kmake tinyconfig &&
+		KCONFIG_CONFIG="$obj/.config" "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" &&
+		kmake olddefconfig
+	} >"$obj/config.log" 2>&1 || { tail -20 "$obj/config.log"; die "configuration"; }
+	# Every option a fragment asks for must survive olddefconfig.
+	missing=$(cat "${frags[@]}" | sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/# \1 is not set/p' |
+		while IFS= read -r want; do
+			case $want in
+			"# "*) opt=${want#\# }; opt=${opt%% *}
+				grep -q "^$opt=" "$obj/.config" && echo "  $opt: fragment wants it off, .config has $(grep "^$opt=" "$obj/.config")" ;;
+			*) grep -qxF "$want" "$obj/.config" || echo "  ${want%%=*}: fragment wants ${want#*=}, .config has $(grep -E "^(# )?${want%%=*}[= ]" "$obj/.config" || echo nothing)" ;;
+			esac
+		done)
+	[ -z "$missing" ] || { echo "$missing"; die "options the fragments ask for are missing from .config"; }
+	echo "$cstamp" >"$obj/.dplab-config"
+fi
+
+# 4. Compile.  Nothing newer than bzImage (and stamps unchanged): no-op.
+bz=$obj/arch/x86/boot/bzImage
+if [ -f "$bz" ] && [ "$(cat "$obj/.dplab-built" 2>/dev/null)" = "$cstamp" ] &&
+   [ -z "$(find "$src" -path "$src/.git" -prune -o -newer "$bz" -type f -print -quit)" ]; then
+	stage "up to date: $bz"
+	exit 0
+fi
+rm -f "$obj/.dplab-built"
+export CCACHE_BASEDIR=$top/build CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+jobs=$(( $(nproc) + 1 ))
+stage "compile bzImage (-j$jobs, ccache; log: ${log#$top/})"
+kmake -j"$jobs" bzImage >"$log" 2>&1 &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+	for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+	kill -0 "$pid" 2>/dev/null && stage "compiling: $(grep -c '^  CC ' "$log") objects so far"
+done
+if ! wait "$pid"; then
+	grep -E -B2 -A6 'error:|Error [0-9]|undefined reference' "$log" | head -60
+	die "compile (full log: $log)"
+fi
+echo "$cstamp" >"$obj/.dplab-built"
+stage "built $(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$obj/include/generated/utsrelease.h"): ${bz#$top/} ($(grep -c '^  CC ' "$log") objects compiled)"

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Boot the patched kernel with only the KUnit suite dirty_pressure, print its
+# KTAP and a summary.  No root filesystem: the executor runs before init and
+# kunit_shutdown=poweroff ends the guest.  With --tap, print one PASS:/FAIL:
+# line per test case instead (the tests/run protocol).
+#   launch/kunit.sh [VARIANT] [--tap]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+variant=lab tap=0
+for a in "$@"; do case $a in --tap) tap=1;; lab|debug|kcsan) variant=$a;; *) echo "kunit.sh: unknown argument '$a'" >&2; exit 2;; esac; done
+obj=$top/build/obj-patched; [ "$variant" = lab ] || obj=$obj-$variant
+bz=$obj/arch/x86/boot/bzImage
+[ -f "$bz" ] || { echo "kunit.sh: no kernel at ${bz#$top/}: run 'make kernel'" >&2; exit 2; }
+log=$obj/kunit.log
+t0=$(date +%s.%N)
+timeout 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 1 -m 512M \
+	-bios /usr/share/qemu/qboot.rom -kernel "$bz" -display none -monitor none -no-reboot \
+	-serial stdio -append "console=ttyS0 kunit.filter_glob=dirty_pressure kunit_shutdown=poweroff panic=-1 oops=panic" \
+	>"$log" 2>&1
+rc=$?
+wall=$(echo "$(date +%s.%N) - $t0" | bc)
+# KTAP lines start after the printk timestamp.
+ktap=$(sed -n 's/^\[ *[0-9.]*\] //p' "$log" | sed -n '/^KTAP version\|^TAP version/,$p' | grep -E '^ *(KTAP|TAP|1\.\.|ok |not ok |# )')
+cases_ok=$(echo "$ktap" | grep -cE '^ {4}ok ')
+cases_bad=$(echo "$ktap" | grep -cE '^ {4}not ok ')
+suite=$(echo "$ktap" | grep -E '^(ok|not ok) [0-9]+ dirty_pressure' | head -1)
+if [ $tap -eq 1 ]; then
+	[ $rc -eq 0 ] || echo "FAIL: kunit_boot: qemu exited $rc (log ${log#$top/})"
+	[ -n "$suite" ] || echo "FAIL: kunit_suite_present: no dirty_pressure suite in the KTAP (log ${log#$top/})"
+	echo "$ktap" | sed -n 's/^ \{4\}ok [0-9]* \([^ ]*\).*/PASS: kunit.\1/p; s/^ \{4\}not ok [0-9]* \([^ ]*\).*/FAIL: kunit.\1: see '"${log#$top/}"'/p'
+	[ "$cases_ok" -ge 20 ] && echo "PASS: kunit_at_least_20_cases" || echo "FAIL: kunit_at_least_20_cases: $cases_ok passed"
+else
+	echo "$ktap"
+	printf 'kunit: suite dirty_pressure: %d passed, %d failed (%.1f s wall, log %s)\n' \
+		"$cases_ok" "$cases_bad" "$wall" "${log#$top/}"
+fi
+[ $rc -eq 0 ] && [ -n "$suite" ] && [ "$cases_bad" -eq 0 ] && [ "$cases_ok" -gt 0 ]

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""One dplab run: topology file -> QEMU -> guest scenario -> OUT -> result.json.
+
+  run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
+         [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--quiet]
+
+Exit 0 when every check passes (xfail counts as expected), 1 when a check
+fails or the guest panicked, 2 with one line when the run could not happen
+(bad topology or scenario, missing kernel, guest hang: console.log is kept).
+"""
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collect  # noqa: E402
+import scenario as scn  # noqa: E402
+import topology  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODES = ("off", "global", "node")
+DEFAULT_EVENTS = "writeback:* vmscan:mm_vmscan_*"
+QBOOT = "/usr/share/qemu/qboot.rom"
+
+
+def fail2(msg):
+    print(f"run: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def kernel_image(kernel, variant):
+    obj = f"obj-{kernel}" + ("" if variant == "lab" else f"-{variant}")
+    return os.path.join(TOP, "build", obj, "arch/x86/boot/bzImage")
+
+
+def make_disk(path, disk):
+    """A fresh sparse disk with a new filesystem each run."""
+    with open(path, "wb") as f:
+        f.truncate(disk["size"])
+    mkfs = {"ext4": ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=1,lazy_journal_init=1"],
+            "xfs": ["mkfs.xfs", "-q", "-f"]}[disk["fs"]]
+    r = subprocess.run(mkfs + [path], capture_output=True, text=True)
+    if r.returncode:
+        fail2(f"{mkfs[0]} failed: {r.stderr.strip()}")
+
+
+def qemu_command(topo, image, out, disk_path, cmdline):
+    disk = topo["disk"]
+    throttle = f",throttling.bps-write={disk['write_bps']}" if disk["write_bps"] else ""
+    if disk.get("read_bps"):
+        throttle += f",throttling.bps-read={disk['read_bps']}"
+    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max"]
+    cmd += topology.qemu_args(topo)
+    if os.path.exists(QBOOT):
+        # qboot instead of SeaBIOS: ~1 s less per boot, NUMA tables intact.
+        cmd += ["-bios", QBOOT]
+    cmd += ["-kernel", image, "-append", cmdline,
+            "-display", "none", "-monitor", "none", "-no-reboot",
+            "-chardev", f"file,id=con,path={os.path.join(out, 'console.log')}",
+            "-serial", "chardev:con",
+            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+            "-virtfs", f"local,path={out},mount_tag=dplabout,security_model=none,multidevs=remap",
+            "-drive", f"file={disk_path},format=raw,if=virtio,cache=none,aio=threads{throttle}"]
+    return cmd
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--topo", default="2node-asym")
+    ap.add_argument("--scenario", default="smoke")
+    ap.add_argument("--mode", default="global")
+    ap.add_argument("--kernel", default="patched")
+    ap.add_argument("--variant", default="lab")
+    ap.add_argument("--out")
+    ap.add_argument("--cmd", help="run this guest command line as the workload")
+    ap.add_argument("--timeout", type=int, help="wall-clock seconds before the guest counts as hung")
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--keep-disk", action="store_true", help="keep test-disk.img in OUT")
+    a = ap.parse_args()
+
+    if a.mode not in MODES:
+        fail2(f"MODE must be one of {', '.join(MODES)}, not '{a.mode}'")
+    if a.kernel not in ("patched", "stock"):
+        fail2(f"KERNEL must be patched or stock, not '{a.kernel}'")
+    tpath = topology.resolve(a.topo, TOP)
+    if not os.path.isfile(tpath):
+        fail2(f"no topology '{a.topo}' (not a file, nor a name under topologies/)")
+    try:
+        topo = topology.load(tpath)
+    except topology.TopologyError as e:
+        fail2(str(e))
+    try:
+        sc = scn.load_cmd(a.cmd) if a.cmd else scn.load(scn.resolve(a.scenario, TOP))
+    except scn.ScenarioError as e:
+        fail2(str(e))
+    image = kernel_image(a.kernel, a.variant)
+    if not os.path.isfile(image):
+        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}'")
+
+    name = f"{topo['name']}-{sc['name']}-{a.mode}-{a.kernel}" + ("" if a.variant == "lab" else f"-{a.variant}")
+    out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    scen_copy = os.path.join(out, "scenario.sh")
+    with open(scen_copy, "w", encoding="utf-8") as f:
+        f.write(sc["text"])
+    shutil.copy(tpath, os.path.join(out, "topology"))
+
+    disk_path = os.path.join(out, "test-disk.img")
+    make_disk(disk_path, topo["disk"])
+    env = {
+        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.sh",
+        "TEST_FS": topo["disk"]["fs"], "DEFAULT_EVENTS": DEFAULT_EVENTS,
+        "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],
+        "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")),
+    }
+    with open(os.path.join(out, "job.env"), "w", encoding="utf-8") as f:
+        for k, v in env.items():
+            f.write(f"{k}={shlex.quote(v)}\n")
+
+    ncpu = sum(n["cpus"] for n in topo["nodes"].values())
+    cmdline = " ".join([
+        "console=ttyS0", "loglevel=5", "root=hostroot", "rootfstype=9p",
+        "rootflags=trans=virtio,version=9p2000.L,msize=512000", "ro",
+        f"init={os.path.join(TOP, 'launch', 'guest-init.sh')}",
+        "panic=-1", "oops=panic", "softlockup_panic=1",
+        # TCG time-shares vCPUs on few host cores: relax stall detectors.
+        "rcupdate.rcu_cpu_stall_timeout=120", "watchdog_thresh=60",
+        f"dirty_pressure={a.mode}", "kunit.filter_glob=dplab-skip-kunit",
+        f"nr_cpus={ncpu}", "tsc=reliable", "no_timer_check",
+    ])
+    qemu = qemu_command(topo, image, out, disk_path, cmdline)
+    with open(os.path.join(out, "qemu.cmd"), "w", encoding="utf-8") as f:
+        f.write(" ".join(shlex.quote(x) for x in qemu) + "\n")
+
+    timeout = a.timeout or int(sc["vars"].get("TIMEOUT", "300"))
+    if not a.quiet:
+        print(f"run: {name}: booting {len(topo['nodes'])}-node guest ({ncpu} vCPUs, "
+              f"{topo['memory'] >> 20} MiB), timeout {timeout}s", flush=True)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(qemu, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    hung = False
+    try:
+        qout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        qout, _ = proc.communicate()
+        hung = True
+    wall = time.monotonic() - t0
+    with open(os.path.join(out, "qemu.log"), "w", encoding="utf-8") as f:
+        f.write(qout or "")
+    if not a.keep_disk:
+        os.unlink(disk_path)
+
+    if hung:
+        last = collect.last_console_line(out)
+        fail2(f"guest hung: killed after {timeout}s; last console line: {last!r} "
+              f"(console: {os.path.relpath(out)}/console.log)")
+    if proc.returncode != 0 and not os.path.exists(os.path.join(out, "guest-status")):
+        fail2(f"qemu exited {proc.returncode}: {(qout or '').strip().splitlines()[-1:] or ['no output']}")
+
+    res = collect.collect(out, topo, sc, a.mode, a.kernel, a.variant, wall)
+    if not a.quiet:
+        collect.print_summary(res, out, TOP)
+    return 0 if res["pass"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

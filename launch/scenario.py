@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Scenario files (workloads/scenarios/<name>.sh): a shell fragment the guest
+sources, defining workload() (and optionally setup()/teardown()), plain
+NAME="value" settings, and `check` lines that the host evaluates:
+
+    check NAME METRIC OP VALUE [xfail REASON...]
+
+METRIC is a dotted path into result.json's metrics (vmstat_delta.oom_kill,
+trace.fast_down_count, ...), OP one of == != < <= > >=, VALUE a number.
+
+  scenario.py validate FILE|NAME    check only (file:line errors, exit 2)
+"""
+import os
+import re
+import shlex
+import sys
+
+OPS = ("==", "!=", "<", "<=", ">", ">=")
+SETTINGS = ("CLAIM", "TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT", "TRACE_BUFFER_KB")
+_SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+
+
+class ScenarioError(Exception):
+    pass
+
+
+def resolve(name, top):
+    if os.sep in name or name.endswith(".sh"):
+        return name
+    return os.path.join(top, "workloads", "scenarios", name + ".sh")
+
+
+def _unquote(v):
+    try:
+        w = shlex.split(v, comments=True)
+    except ValueError as e:
+        raise ValueError(f"bad quoting: {e}")
+    return " ".join(w)
+
+
+def parse(text, path):
+    sc = {"name": os.path.basename(path).removesuffix(".sh"), "path": path, "text": text,
+          "vars": {}, "checks": []}
+    has_workload = False
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        where = f"{path}:{n}"
+        if re.match(r"^workload\s*\(\)", line):
+            has_workload = True
+        if line.startswith("check ") or line == "check":
+            w = line.split()
+            if len(w) < 5:
+                raise ScenarioError(f"{where}: check needs NAME METRIC OP VALUE [xfail REASON]")
+            name, metric, op, value = w[1:5]
+            if not _NAME.match(name):
+                raise ScenarioError(f"{where}: check name '{name}' must be lower-case [a-z0-9_.-]")
+            if op not in OPS:
+                raise ScenarioError(f"{where}: check operator '{op}' unknown (known: {' '.join(OPS)})")
+            try:
+                value = float(value)
+            except ValueError:
+                raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
+            xfail = None
+            if len(w) > 5:
+                if w[5] != "xfail" or len(w) < 7:
+                    raise ScenarioError(f"{where}: after VALUE only 'xfail REASON...' may follow")
+                xfail = " ".join(w[6:])
+            if any(c["name"] == name for c in sc["checks"]):
+                raise ScenarioError(f"{where}: check '{name}' defined twice")
+            sc["checks"].append({"name": name, "metric": metric, "op": op, "value": value,
+                                 "xfail": xfail, "line": n})
+            continue
+        m = _SETTING.match(line)
+        if m and m.group(1) in SETTINGS:
+            try:
+                sc["vars"][m.group(1)] = _unquote(m.group(2))
+            except ValueError as e:
+                raise ScenarioError(f"{where}: {e}")
+    if not has_workload:
+        raise ScenarioError(f"{path}: no workload() function")
+    t = sc["vars"].get("TIMEOUT", "300")
+    if not t.isdigit() or not 10 <= int(t) <= 7200:
+        raise ScenarioError(f"{path}: TIMEOUT '{t}' must be 10..7200 seconds")
+    return sc
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        raise ScenarioError(f"no scenario '{path}' (see workloads/scenarios/)")
+    return parse(text, path)
+
+
+def load_cmd(cmd):
+    """CMD='...': any guest command line as the workload, no checks but the
+    run's own (topology, kernel clean, exit status)."""
+    text = ("# CMD given on the make command line\nCLAIM=\"user command\"\n"
+            f"workload() {{\n\t{cmd}\n}}\n"
+            "check workload_exit workload.exit == 0\n")
+    return parse(text, "cmd")
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] != "validate":
+        print(__doc__.strip())
+        return 0 if len(argv) > 1 and argv[1] in ("-h", "--help") else 2
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        load(resolve(argv[2], top))
+    except ScenarioError as e:
+        print(f"scenario: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Topology files: parse, validate, turn into QEMU arguments, check a guest.
+
+A topology is one plain-text file (format in README.md, "Topologies").  Every
+error names file:line and ends the program with exit 2 before QEMU starts.
+
+  topology.py validate FILE        check only
+  topology.py qemu-args FILE       print the NUMA/CPU/memory QEMU arguments
+  topology.py json FILE            print the parsed topology as JSON
+  topology.py check FILE GUESTVIEW compare a guest's view (guest-topology.txt)
+                                   with the file; prints JSON, exit 0/1
+"""
+import json
+import os
+import re
+import sys
+
+KEYS = ("description", "memory", "node", "distance", "hmat", "disk")
+NODE_ATTRS = ("cpus", "mem", "initiator")
+DISK_ATTRS = ("size", "fs", "write_bps", "read_bps")
+HMAT_ATTRS = ("initiator", "target", "latency", "bandwidth")
+FILESYSTEMS = ("ext4", "xfs")
+MAX_NODES = 64
+MAX_CPUS = 64
+# A guest's MemTotal falls short of the configured size by the memmap and
+# the kernel image; the issue's contract is 5%.
+MEM_TOLERANCE = 0.05
+
+
+class TopologyError(Exception):
+    pass
+
+
+_SIZE = re.compile(r"^(\d+)([KMGT]?)(i?B)?$", re.IGNORECASE)
+
+
+def parse_size(text):
+    """'512M' -> bytes; binary units; plain numbers are bytes."""
+    m = _SIZE.match(text)
+    if not m:
+        raise ValueError(f"bad size '{text}' (want e.g. 512M, 2G)")
+    mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    return int(m.group(1)) * mult[m.group(2).upper()]
+
+
+def parse_int(text, what, lo, hi):
+    if not re.fullmatch(r"-?\d+", text):
+        raise ValueError(f"{what} '{text}' is not an integer")
+    v = int(text)
+    if not lo <= v <= hi:
+        raise ValueError(f"{what} {v} out of range {lo}..{hi}")
+    return v
+
+
+def parse_attrs(words, allowed, where):
+    attrs = {}
+    for w in words:
+        if "=" not in w:
+            raise ValueError(f"expected key=value, got '{w}'")
+        k, v = w.split("=", 1)
+        if k not in allowed:
+            raise ValueError(f"unknown {where} attribute '{k}' (known: {', '.join(allowed)})")
+        if k in attrs:
+            raise ValueError(f"{where} attribute '{k}' given twice")
+        attrs[k] = v
+    return attrs
+
+
+def load(path):
+    """Parse and validate; raise TopologyError('file:line: what')."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise TopologyError(f"{path}: cannot read: {e.strerror}")
+    topo = {"name": os.path.basename(path), "path": path, "description": "",
+            "memory": None, "nodes": {}, "distances": {}, "default_distance": None,
+            "hmat": [], "disk": None}
+    lineof = {}
+
+    def err(n, msg):
+        return TopologyError(f"{path}:{n}: {msg}")
+
+    for n, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, *words = line.split()
+        try:
+            if key not in KEYS:
+                raise ValueError(f"unknown key '{key}' (known: {', '.join(KEYS)})")
+            if key == "description":
+                topo["description"] = " ".join(words)
+            elif key == "memory":
+                if len(words) != 1:
+                    raise ValueError("memory takes one size")
+                topo["memory"] = parse_size(words[0])
+                lineof["memory"] = n
+            elif key == "node":
+                if not words:
+                    raise ValueError("node needs an id")
+                nid = parse_int(words[0], "node id", 0, MAX_NODES - 1)
+                if nid in topo["nodes"]:
+                    raise ValueError(f"node {nid} defined twice")
+                a = parse_attrs(words[1:], NODE_ATTRS, "node")
+                if "cpus" not in a or "mem" not in a:
+                    raise ValueError(f"node {nid} needs cpus= and mem=")
+                node = {"cpus": parse_int(a["cpus"], "cpus", 0, MAX_CPUS),
+                        "mem": parse_size(a["mem"]), "line": n}
+                if node["mem"] % (1 << 20):
+                    raise ValueError(f"node {nid} mem must be a whole number of MiB")
+                if "initiator" in a:
+                    node["initiator"] = parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1)
+                if node["cpus"] == 0 and node["mem"] == 0:
+                    raise ValueError(f"node {nid} has neither CPUs nor memory")
+                topo["nodes"][nid] = node
+            elif key == "distance":
+                if len(words) == 2 and words[0] == "default":
+                    topo["default_distance"] = parse_int(words[1], "distance", 11, 254)
+                    continue
+                if len(words) != 3:
+                    raise ValueError("distance takes: SRC DST VALUE (or: default VALUE)")
+                a = parse_int(words[0], "node id", 0, MAX_NODES - 1)
+                b = parse_int(words[1], "node id", 0, MAX_NODES - 1)
+                if a == b:
+                    raise ValueError("a node's distance to itself is always 10")
+                v = parse_int(words[2], "distance", 11, 254)
+                if (a, b) in topo["distances"]:
+                    raise ValueError(f"distance {a} {b} given twice")
+                topo["distances"][(a, b)] = v
+                lineof[(a, b)] = n
+            elif key == "hmat":
+                a = parse_attrs(words, HMAT_ATTRS, "hmat")
+                for k in HMAT_ATTRS:
+                    if k not in a:
+                        raise ValueError(f"hmat needs {k}=")
+                topo["hmat"].append({
+                    "initiator": parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1),
+                    "target": parse_int(a["target"], "target", 0, MAX_NODES - 1),
+                    "latency_ns": parse_int(a["latency"], "latency", 1, 1 << 20),
+                    "bandwidth": parse_size(a["bandwidth"]), "line": n})
+            elif key == "disk":
+                if topo["disk"]:
+                    raise ValueError("disk given twice")
+                a = parse_attrs(words, DISK_ATTRS, "disk")
+                for k in ("size", "fs", "write_bps"):
+                    if k not in a:
+                        raise ValueError(f"disk needs {k}=")
+                if a["fs"] not in FILESYSTEMS:
+                    raise ValueError(f"disk fs '{a['fs']}' unknown (known: {', '.join(FILESYSTEMS)})")
+                d = {"size": parse_size(a["size"]), "fs": a["fs"],
+                     "write_bps": parse_size(a["write_bps"]),
+                     "read_bps": parse_size(a["read_bps"]) if "read_bps" in a else 0}
+                if d["size"] < (512 << 20):
+                    raise ValueError("disk size must be at least 512M")
+                if d["write_bps"] and d["write_bps"] < (2 << 20):
+                    raise ValueError("disk write_bps under 2M makes guests time out (QEMU warns)")
+                topo["disk"] = d
+        except ValueError as e:
+            raise err(n, str(e))
+
+    # Whole-file rules.
+    end = len(lines)
+    nodes = topo["nodes"]
+    if not nodes:
+        raise err(end, "no node lines")
+    ids = sorted(nodes)
+    if ids != list(range(len(ids))):
+        raise err(nodes[ids[-1]]["line"], f"node ids must be 0..{len(ids) - 1} without gaps")
+    if topo["memory"] is None:
+        raise err(end, "missing 'memory' (the total, which node mem= must sum to)")
+    total = sum(nd["mem"] for nd in nodes.values())
+    if total != topo["memory"]:
+        raise err(lineof["memory"], f"node memories sum to {total >> 20}M, memory says {topo['memory'] >> 20}M")
+    if sum(nd["cpus"] for nd in nodes.values()) == 0:
+        raise err(end, "no node has CPUs")
+    if nodes[0]["mem"] == 0:
+        # Linux on x86 needs memory on the boot CPU's node for early allocations.
+        raise err(nodes[0]["line"], "node 0 must have memory")
+    if topo["disk"] is None:
+        raise err(end, "missing 'disk' line")
+    for (a, b), v in topo["distances"].items():
+        for x in (a, b):
+            if x not in nodes:
+                raise err(lineof[(a, b)], f"distance names node {x}, which is not defined")
+        if (b, a) in topo["distances"] and topo["distances"][(b, a)] != v:
+            raise err(lineof[(a, b)], f"distance {a} {b} is {v} but {b} {a} is {topo['distances'][(b, a)]}")
+    if len(nodes) > 1:
+        for a in ids:
+            for b in ids:
+                if a < b and (a, b) not in topo["distances"] and (b, a) not in topo["distances"] \
+                        and topo["default_distance"] is None:
+                    raise err(end, f"missing distance between nodes {a} and {b}")
+    for nid, nd in nodes.items():
+        if "initiator" in nd:
+            i = nd["initiator"]
+            if i not in nodes or nodes[i]["cpus"] == 0:
+                raise err(nd["line"], f"node {nid} initiator={i} is not a node with CPUs")
+            if nd["cpus"]:
+                raise err(nd["line"], f"node {nid} has CPUs, so it is its own initiator")
+    for h in topo["hmat"]:
+        i, t = h["initiator"], h["target"]
+        if i not in nodes or nodes[i]["cpus"] == 0:
+            raise err(h["line"], f"hmat initiator {i} is not a node with CPUs")
+        if t not in nodes or nodes[t]["mem"] == 0:
+            raise err(h["line"], f"hmat target {t} is not a node with memory")
+    if topo["hmat"]:
+        for nid, nd in nodes.items():
+            if nd["cpus"] == 0 and "initiator" not in nd:
+                raise err(nd["line"], f"with hmat lines, memory-only node {nid} needs initiator=")
+    return topo
+
+
+def distance(topo, a, b):
+    if a == b:
+        return 10
+    d = topo["distances"]
+    return d.get((a, b)) or d.get((b, a)) or topo["default_distance"]
+
+
+def cpu_ranges(topo):
+    """First CPU index of each node, in node order."""
+    out, c = {}, 0
+    for nid in sorted(topo["nodes"]):
+        n = topo["nodes"][nid]["cpus"]
+        out[nid] = list(range(c, c + n))
+        c += n
+    return out
+
+
+def qemu_args(topo):
+    nodes = topo["nodes"]
+    ncpu = sum(n["cpus"] for n in nodes.values())
+    args = ["-smp", str(ncpu), "-m", f"{topo['memory'] >> 20}M"]
+    machine = "pc,hmat=on" if topo["hmat"] else "pc"
+    args = ["-machine", machine] + args
+    cpus = cpu_ranges(topo)
+    for nid in sorted(nodes):
+        nd = nodes[nid]
+        spec = f"node,nodeid={nid}"
+        if cpus[nid]:
+            c = cpus[nid]
+            spec += f",cpus={c[0]}" if len(c) == 1 else f",cpus={c[0]}-{c[-1]}"
+        if nd["mem"]:
+            args += ["-object", f"memory-backend-ram,id=mem{nid},size={nd['mem'] >> 20}M"]
+            spec += f",memdev=mem{nid}"
+        if topo["hmat"]:
+            spec += f",initiator={nd.get('initiator', nid)}"
+        args += ["-numa", spec]
+    ids = sorted(nodes)
+    if len(ids) > 1:
+        for a in ids:
+            for b in ids:
+                if a < b:
+                    args += ["-numa", f"dist,src={a},dst={b},val={distance(topo, a, b)}"]
+    for h in topo["hmat"]:
+        base = f"hmat-lb,initiator={h['initiator']},target={h['target']},hierarchy=memory"
+        args += ["-numa", f"{base},data-type=access-latency,latency={h['latency_ns']}"]
+        args += ["-numa", f"{base},data-type=access-bandwidth,bandwidth={h['bandwidth'] >> 20}M"]
+    return args
+
+
+def parse_guest_view(path):
+    """guest-topology.txt, written by launch/guest-init.sh:
+         node N cpulist=0-1 memtotal_kb=123 distance=10 20"""
+    view = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 2 or w[0] != "node":
+                continue
+            nid = int(w[1])
+            v = {"cpus": 0, "memtotal_kb": 0, "distance": []}
+            for item in w[2:]:
+                if item.startswith("cpulist="):
+                    v["cpus"] = count_cpulist(item[8:])
+                elif item.startswith("memtotal_kb="):
+                    v["memtotal_kb"] = int(item[12:])
+                elif item.startswith("distance="):
+                    v["distance"] = [int(x) for x in item[9:].split(",") if x]
+            view[nid] = v
+    return view
+
+
+def count_cpulist(s):
+    n = 0
+    for part in s.split(","):
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-")
+            n += int(b) - int(a) + 1
+        else:
+            n += 1
+    return n
+
+
+def check_guest(topo, view):
+    """Return a list of mismatches (empty when the guest matches the file)."""
+    bad = []
+    nodes = topo["nodes"]
+    if sorted(view) != sorted(nodes):
+        bad.append(f"guest has nodes {sorted(view)}, file has {sorted(nodes)}")
+    for nid in sorted(nodes):
+        if nid not in view:
+            continue
+        want, got = nodes[nid], view[nid]
+        if got["cpus"] != want["cpus"]:
+            bad.append(f"node {nid}: {got['cpus']} CPUs, file says {want['cpus']}")
+        want_kb = want["mem"] >> 10
+        if abs(got["memtotal_kb"] - want_kb) > MEM_TOLERANCE * max(want_kb, 1) and \
+                not (want_kb == 0 and got["memtotal_kb"] == 0):
+            bad.append(f"node {nid}: MemTotal {got['memtotal_kb']} kB, file says {want_kb} kB (±5%)")
+        want_d = [distance(topo, nid, b) for b in sorted(nodes)]
+        if got["distance"] and got["distance"] != want_d:
+            bad.append(f"node {nid}: distances {got['distance']}, file says {want_d}")
+        elif not got["distance"]:
+            bad.append(f"node {nid}: guest shows no distances")
+    return bad
+
+
+def resolve(name, topdir):
+    """TOPO is a name under topologies/ or a path."""
+    if os.sep in name or os.path.exists(name) and not os.path.isdir(name):
+        return name
+    return os.path.join(topdir, "topologies", name)
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) > 1 and argv[1] in ("-h", "--help") else 2
+    cmd, path = argv[1], argv[2]
+    topdir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = resolve(path, topdir)
+    if not os.path.isfile(path):
+        print(f"topology: no topology '{argv[2]}' (not a file, nor a name under topologies/)", file=sys.stderr)
+        return 2
+    try:
+        topo = load(path)
+    except TopologyError as e:
+        print(f"topology: {e}", file=sys.stderr)
+        return 2
+    if cmd == "validate":
+        return 0
+    if cmd == "qemu-args":
+        print("\n".join(qemu_args(topo)))
+        return 0
+    if cmd == "json":
+        t = dict(topo)
+        t["distances"] = {f"{a}-{b}": v for (a, b), v in topo["distances"].items()}
+        print(json.dumps(t, indent=1))
+        return 0
+    if cmd == "check":
+        if len(argv) != 4:
+            print("topology: check needs FILE GUESTVIEW", file=sys.stderr)
+            return 2
+        bad = check_guest(topo, parse_guest_view(argv[3]))
+        print(json.dumps({"pass": not bad, "mismatches": bad}))
+        return 0 if not bad else 1
+    print(f"topology: unknown command '{cmd}'", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Build both guest kernels (patched series and stock) and check the result:
+# the series applies to pristine 6.1 without fuzz, the fragment survives
+# olddefconfig, a second `make kernel` is a no-op.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+fail=0
+for k in patched stock; do
+	start=$(date +%s)
+	if out=$(launch/kernel.sh $k lab 2>&1); then
+		echo "PASS: kernel_build.$k ($(( $(date +%s) - start )) s)"
+	else
+		echo "FAIL: kernel_build.$k: $(echo "$out" | tail -5 | tr '\n' ' ')"; fail=1; continue
+	fi
+	echo "$out" | sed 's/^/# /' >&2
+	again=$(launch/kernel.sh $k lab 2>&1)
+	if [[ $again == *"up to date"* ]]; then echo "PASS: kernel_noop.$k"; else echo "FAIL: kernel_noop.$k: $again"; fail=1; fi
+done
+rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' build/obj-patched/include/generated/utsrelease.h 2>/dev/null)
+[[ $rel == 6.1.* ]] && echo "PASS: kernel_release_6.1 ($rel)" || { echo "FAIL: kernel_release_6.1: '$rel'"; fail=1; }
+n=$(grep -cv '^\s*\(#\|$\)' patches/series 2>/dev/null)
+changed=$(git -C build/linux-patched diff --shortstat pristine 2>/dev/null)
+if [ "${n:-0}" -gt 0 ] && [ -n "$changed" ]; then
+	echo "PASS: series_applied ($n patches:$changed)"
+else
+	echo "FAIL: series_applied: patches/series lists ${n:-0} patches, tree differs from pristine by '${changed}'"; fail=1
+fi
+exit $fail
