@@ -271,30 +271,55 @@ int bind_cpus(int node)
 #define QUERY_MAX (1u << 20)	/* pages queried at most; beyond: sample */
 #define QUERY_CHUNK 1024u
 
+/* mincore() for page i of a group starting at page first: one call for the
+ * whole span when it works, page by page when the span has holes. */
+static int resident(char *base, uint64_t first, uint64_t i,
+		    const unsigned char *vec, int bulk_ok)
+{
+	unsigned char v;
+	char *a = base + i * (uint64_t)numa.page_size;
+
+	if (bulk_ok)
+		return vec[i - first] & 1;
+	if (mincore(a, (size_t)numa.page_size, &v) < 0)
+		return -1;
+	return v & 1;
+}
+
 void placement_query(void *base, uint64_t npages, int is_file,
 		     struct placement *p)
 {
 	void *pages[QUERY_CHUNK];
 	int status[QUERY_CHUNK];
-	unsigned char vec[1];
-	uint64_t i = 0;
+	unsigned char *vec;
+	uint64_t i = 0, ps = (uint64_t)numa.page_size;
 
 	memset(p->counts, 0, sizeof(*p->counts) * (size_t)numa.nnodes);
 	p->absent = p->other = p->sampled = 0;
 	p->stride = npages > QUERY_MAX ? (npages + QUERY_MAX - 1) / QUERY_MAX
 				       : 1;
+	vec = malloc(QUERY_CHUNK * p->stride);
 	while (i < npages) {
+		uint64_t first = i, span = QUERY_CHUNK * p->stride;
 		unsigned k = 0;
+		int bulk_ok;
 
+		if (span > npages - first)
+			span = npages - first;
+		/* one mincore() per group: a syscall per page is slow under
+		 * TCG for a file of a few GiB */
+		bulk_ok = vec && mincore((char *)base + first * ps,
+					 (size_t)(span * ps), vec) == 0;
 		for (; k < QUERY_CHUNK && i < npages; i += p->stride) {
-			char *a = (char *)base + i * (uint64_t)numa.page_size;
+			char *a = (char *)base + i * ps;
+			int r = resident(base, first, i, vec, bulk_ok);
 
 			p->sampled++;
-			if (mincore(a, (size_t)numa.page_size, vec) < 0) {
+			if (r < 0) {
 				p->other++;
 				continue;
 			}
-			if (!(vec[0] & 1)) {
+			if (!r) {
 				p->absent++;
 				continue;
 			}
@@ -322,6 +347,7 @@ void placement_query(void *base, uint64_t npages, int is_file,
 				p->other++;
 		}
 	}
+	free(vec);
 }
 
 /* ---- JSON ---- */

@@ -119,6 +119,18 @@ check dirtier-report-values $? "$(jq -c '{status,bytes_written,writes,elapsed_s,
 [ "$(wc -l <"$t/lat")" -eq 128 ] &&
 	awk 'NF != 2 || $1 !~ /^[0-9]+$/ || $2 !~ /^[0-9]+$/ { exit 1 }' "$t/lat"
 check dirtier-latency-log $? "want 128 lines 't_ns latency_ns', got $(wc -l <"$t/lat")"
+# The report's percentiles come from a histogram: each must lie between the
+# exact nearest-rank value of the logged latencies and 1.6% above it.
+sort -n -k2,2 "$t/lat" | awk '{ v[NR] = $2 } END {
+	for (i = 1; i <= 3; i++) { p = i == 1 ? 50 : i == 2 ? 90 : 99
+		r = int(p * NR / 100); if (r < p * NR / 100) r++
+		printf "%d %.3f\n", p, v[r] / 1000 }
+	printf "max %.3f\n", v[NR] / 1000 }' >"$t/exact"
+jq -r '"50 \(.write_lat_p50_us)\n90 \(.write_lat_p90_us)\n99 \(.write_lat_p99_us)\nmax \(.write_lat_max_us)"' \
+	"$t/d.json" >"$t/got"
+paste "$t/exact" "$t/got" | awk '$1 != $3 || $4 < $2 - 0.001 || $4 > $2 * 1.016 + 0.001 ||
+	($1 == "max" && ($4 - $2 > 0.001 || $2 - $4 > 0.001)) { bad = 1 } END { exit bad }'
+check dirtier-percentiles $? "exact vs reported: $(paste "$t/exact" "$t/got" | tr '\n\t' '; ')"
 ls "$t" | grep -q '\.tmp\.'; [ $? -ne 0 ]; check report-no-tmp-left $? "$(ls "$t" | grep '\.tmp\.')"
 
 # ---- verify: good file passes, each corruption is caught ----
