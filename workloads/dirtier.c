@@ -12,10 +12,11 @@
  *
  * Report (JSON, one flat object; keys carry their unit):
  *   program, version, status (complete|interrupted|write_error|
- *   verify_failed), error, signal, numa_available, nodes, node (-1: none),
+ *   verify_failed|running: an interim report of --report-every), error, signal, numa_available, nodes, node (-1: none),
  *   policy, cpu_bound, file, size_bytes, bs_bytes, rate_bytes_per_s,
- *   burst_bytes, fsync (never|end|every=N), bytes_written, writes, elapsed_s (first write to end
- *   of schedule), bw_bytes_per_s, write_lat_{p50,p90,p99,max,mean}_us,
+ *   burst_bytes, fsync (never|end|every=N), bytes_written, writes,
+ *   elapsed_s (first write to the end of the schedule), bw_bytes_per_s,
+ *   write_lat_{p50,p90,p99,max,mean}_us,
  *   writes_ge_10ms, fsyncs, fsync_lat_{p50,p90,p99,max,mean}_us,
  *   pagecache_pages_node [per node], pagecache_nonresident_pages,
  *   pagecache_error_pages, pagecache_sampled_pages, pagecache_sample_stride,
@@ -49,6 +50,7 @@ static const char *const policy_names[] = {
 enum {
 	OPT_HELP, OPT_FILE, OPT_SIZE, OPT_BS, OPT_RATE, OPT_BURST, OPT_FSYNC, OPT_NODE,
 	OPT_POLICY, OPT_VERIFY, OPT_VERIFY_ONLY, OPT_NO_DROP, OPT_REPORT, OPT_LATLOG,
+	OPT_EVERY,
 };
 
 static const struct opt opts[] = {
@@ -66,6 +68,7 @@ static const struct opt opts[] = {
 	{ "no-drop-caches", 0, OPT_NO_DROP },
 	{ "report", 1, OPT_REPORT },
 	{ "latency-log", 1, OPT_LATLOG },
+	{ "report-every", 1, OPT_EVERY },
 	{ NULL, 0, 0 },
 };
 
@@ -73,13 +76,13 @@ static void help(void)
 {
 	printf(
 "Usage: dirtier --file PATH --size SIZE [options]\n"
-"       dirtier --file PATH --verify-only [--bs SIZE] [--size SIZE] [--report FILE]\n"
+"       dirtier --file PATH --verify-only [--bs SIZE] [--size SIZE] [...]\n"
 "Buffered write()s of checksummed blocks to PATH (created or truncated),\n"
 "timing every write().  SIZE accepts K, M, G, T suffixes (powers of 1024).\n"
 "\n"
 "  --file PATH         file to write (required)\n"
 "  --size SIZE         bytes to write, a multiple of --bs (required)\n"
-"  --bs SIZE           block size per write(), default 64K (64 .. 256M, multiple of 8)\n"
+"  --bs SIZE           bytes per write(), default 64K (64..256M, multiple of 8)\n"
 "  --rate SIZE         bytes per second, 0 = unlimited (default); paced by\n"
 "                      sleeping to a token-bucket schedule\n"
 "  --burst SIZE        token bucket depth, default one block: time lost in a\n"
@@ -95,6 +98,8 @@ static void help(void)
 "                      unless --bs is given; size from the file unless --size)\n"
 "  --no-drop-caches    never write /proc/sys/vm/drop_caches (on a shared host)\n"
 "  --report FILE       JSON report, written atomically, also on SIGTERM/SIGINT\n"
+"  --report-every S    also rewrite it every S seconds while writing (status\n"
+"                      \"running\", no page cache placement yet)\n"
 "  --latency-log FILE  one line per write(): \"t_ns latency_ns\" from the start\n"
 "  --help              this text\n"
 "\n"
@@ -104,6 +109,7 @@ static void help(void)
 
 struct cfg {
 	const char *file, *report, *latlog;
+	double every;
 	uint64_t size, bs, rate, burst, fsync_every;
 	int size_set, bs_set, burst_set, fsync_mode, node, policy, policy_set;
 	int verify, verify_only, no_drop;
@@ -185,6 +191,11 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 		case OPT_LATLOG:
 			c->latlog = v;
 			break;
+		case OPT_EVERY:
+			c->every = parse_seconds("report-every", v);
+			if (c->every <= 0)
+				usage_error("--report-every must be more than 0 seconds");
+			break;
 		}
 	}
 	if (!c->file)
@@ -213,6 +224,8 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 		usage_error("--burst %llu is smaller than --bs %llu",
 			    (unsigned long long)c->burst,
 			    (unsigned long long)c->bs);
+	if (c->every > 0 && !c->report)
+		usage_error("--report-every needs --report");
 	if (c->report)
 		report_path_check("report", c->report);
 }
@@ -308,7 +321,7 @@ struct result {
 	uint64_t bytes, writes, ge10ms, t_start, t_end, t_total0;
 	struct hist wlat, flat;
 	struct placement pc;
-	int placed, cpu_bound;
+	int placed, cpu_bound, running;
 	/* verify */
 	int verified, dropped;
 	uint64_t vblocks, vbad, vtime, vbs;
@@ -361,9 +374,12 @@ static uint64_t *alloc_block(uint64_t bs)
 	return p;
 }
 
+static int report(const struct cfg *c, const struct result *r);
+
 static void write_file(const struct cfg *c, FILE *latlog, struct result *r)
 {
 	uint64_t nblocks = c->size / c->bs, seed, *buf = alloc_block(c->bs);
+	uint64_t next_report;
 	double slot = 0, tau = 0, tat;
 	int fd, e;
 
@@ -379,6 +395,7 @@ static void write_file(const struct cfg *c, FILE *latlog, struct result *r)
 	}
 	r->t_start = now_ns();
 	tat = (double)r->t_start;
+	next_report = r->t_start + (uint64_t)(c->every * 1e9);
 	for (uint64_t k = 0; k < nblocks && !stop_signal; k++) {
 		uint64_t off = k * c->bs, t0, lat;
 
@@ -414,6 +431,12 @@ static void write_file(const struct cfg *c, FILE *latlog, struct result *r)
 		    (e = timed_fsync(fd, r))) {
 			set_error(r, "write_error", "fsync", -e);
 			break;
+		}
+		if (c->every > 0 && (r->t_end = now_ns()) >= next_report) {
+			next_report = r->t_end + (uint64_t)(c->every * 1e9);
+			r->running = 1;
+			report(c, r);
+			r->running = 0;
 		}
 	}
 	/* the last block owns its slot: finishing the schedule makes the
@@ -508,7 +531,8 @@ static int report(const struct cfg *c, const struct result *r)
 	json_begin(&j);
 	json_str(&j, "program", "dirtier");
 	json_u64(&j, "version", 1);
-	json_str(&j, "status", stop_signal ? "interrupted" : r->status);
+	json_str(&j, "status", r->running ? "running" :
+		 stop_signal ? "interrupted" : r->status);
 	json_str(&j, "error", r->error);
 	json_i64(&j, "signal", stop_signal);
 	json_bool(&j, "numa_available", numa.available);

@@ -6,7 +6,8 @@
  * kill is seen by the caller as death by SIGKILL.
  *
  * Report (JSON, one flat object; keys carry their unit):
- *   program, version, status (complete|interrupted), error, signal,
+ *   program, version, status (complete|interrupted|running: an interim
+ *   report of --report-every), error, signal,
  *   numa_available, nodes, node (-1: none), policy (bind|default),
  *   cpu_bound, size_bytes, chunk_bytes, page_bytes, touch (seq|random),
  *   thp, ramp_s, hold_s, release, passes_requested, duration_s_requested,
@@ -15,7 +16,8 @@
  *   chunk_touches, touch_s, touch_bytes_per_s,
  *   touch_lat_{p50,p90,p99,max,mean}_us (per chunk), resident_pages_node
  *   [per node], nonresident_pages, resident_error_pages,
- *   resident_sampled_pages, resident_sample_stride, release_s, elapsed_s.
+ *   resident_sampled_pages, resident_sample_stride, chunks_released,
+ *   release_s, elapsed_s.
  */
 #include "common.h"
 
@@ -31,7 +33,7 @@
 
 enum {
 	OPT_HELP, OPT_NODE, OPT_SIZE, OPT_TOUCH, OPT_PASSES, OPT_DURATION,
-	OPT_RAMP, OPT_HOLD, OPT_RELEASE, OPT_THP, OPT_REPORT,
+	OPT_RAMP, OPT_HOLD, OPT_RELEASE, OPT_THP, OPT_REPORT, OPT_EVERY,
 };
 
 static const struct opt opts[] = {
@@ -46,6 +48,7 @@ static const struct opt opts[] = {
 	{ "release", 0, OPT_RELEASE },
 	{ "thp", 0, OPT_THP },
 	{ "report", 1, OPT_REPORT },
+	{ "report-every", 1, OPT_EVERY },
 	{ NULL, 0, 0 },
 };
 
@@ -69,6 +72,8 @@ static void help(void)
 "  --thp            allow transparent huge pages (default: MADV_NOHUGEPAGE, so\n"
 "                   every chunk faults in 4K pages and timings compare)\n"
 "  --report FILE    JSON report, written atomically, also on SIGTERM/SIGINT\n"
+"  --report-every S also rewrite the report every S seconds while running\n"
+"                   (status \"running\"), so an OOM kill leaves the last one\n"
 "  --help           this text\n"
 "\n"
 "Exit: 0 done, 1 error, 2 bad arguments or cannot start, 128+N after signal N\n"
@@ -78,7 +83,7 @@ static void help(void)
 struct cfg {
 	const char *report;
 	uint64_t size, passes;
-	double duration, ramp, hold;
+	double duration, ramp, hold, every;
 	int node, random, release, thp, passes_set, duration_set;
 };
 
@@ -133,6 +138,11 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 		case OPT_REPORT:
 			c->report = v;
 			break;
+		case OPT_EVERY:
+			c->every = parse_seconds("report-every", v);
+			if (c->every <= 0)
+				usage_error("--report-every must be more than 0 seconds");
+			break;
 		}
 	}
 	if (!size_set)
@@ -142,6 +152,8 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	if (c->size > (uint64_t)SIZE_MAX / 2)
 		usage_error("--size %llu: too large for this machine",
 			    (unsigned long long)c->size);
+	if (c->every > 0 && !c->report)
+		usage_error("--report-every needs --report");
 	if (c->passes_set && c->duration_set)
 		usage_error("--passes and --duration exclude each other");
 	if (c->report)
@@ -156,8 +168,8 @@ struct state {
 	uint64_t t0, alloc_ns, touch_ns, release_ns;
 	struct hist alat, tlat;
 	struct placement res;
-	int cpu_bound, placed;
-	uint64_t rng;
+	int cpu_bound, placed, running;
+	uint64_t rng, next_report;
 	uint32_t *order;	/* chunk or page permutation scratch */
 };
 
@@ -199,6 +211,23 @@ static void touch_chunk(const struct cfg *c, struct state *s, uint64_t i,
 	}
 }
 
+static int report(const struct cfg *c, const struct state *s);
+
+/* The interim report of --report-every, with where the memory is now. */
+static void maybe_report(const struct cfg *c, struct state *s)
+{
+	uint64_t now = now_ns();
+
+	if (c->every <= 0 || now < s->next_report)
+		return;
+	s->next_report = now + (uint64_t)(c->every * 1e9);
+	placement_query(s->base, (c->size + (uint64_t)numa.page_size - 1) /
+			(uint64_t)numa.page_size, 0, &s->res);
+	s->running = 1;
+	report(c, s);
+	s->running = 0;
+}
+
 static void run(const struct cfg *c, struct state *s)
 {
 	uint64_t ps = (uint64_t)numa.page_size, deadline = 0, t;
@@ -238,6 +267,7 @@ static void run(const struct cfg *c, struct state *s)
 	/* allocate: chunk i is due at t0 + ramp * i / nchunks */
 	t = now_ns();
 	s->t0 = t;
+	s->next_report = t + (uint64_t)(c->every * 1e9);
 	for (uint64_t i = 0; i < s->nchunks && !stop_signal; i++) {
 		uint64_t due = t + (uint64_t)(c->ramp * 1e9 * (double)i /
 					      (double)s->nchunks), a;
@@ -248,8 +278,9 @@ static void run(const struct cfg *c, struct state *s)
 		touch_chunk(c, s, i, 1, NULL);
 		hist_add(&s->alat, now_ns() - a);
 		s->allocated++;
+		s->alloc_ns = now_ns() - t;
+		maybe_report(c, s);
 	}
-	s->alloc_ns = now_ns() - t;
 
 	/* touch passes */
 	t = now_ns();
@@ -267,6 +298,8 @@ static void run(const struct cfg *c, struct state *s)
 			touch_chunk(c, s, i, 1, pages);
 			hist_add(&s->tlat, now_ns() - a);
 			s->touches++;
+			s->touch_ns = now_ns() - t;
+			maybe_report(c, s);
 			if (c->duration_set && now_ns() >= deadline)
 				break;
 		}
@@ -275,8 +308,18 @@ static void run(const struct cfg *c, struct state *s)
 	}
 	s->touch_ns = now_ns() - t;
 
-	if (c->hold > 0 && !stop_signal)
-		sleep_until_ns(now_ns() + (uint64_t)(c->hold * 1e9));
+	if (c->hold > 0) {
+		uint64_t end = now_ns() + (uint64_t)(c->hold * 1e9);
+
+		while (!stop_signal && now_ns() < end) {
+			uint64_t until = end;
+
+			if (c->every > 0 && s->next_report < until)
+				until = s->next_report;
+			sleep_until_ns(until);
+			maybe_report(c, s);
+		}
+	}
 
 	/* where the memory is, before any of it is given back */
 	placement_query(s->base, (c->size + ps - 1) / ps, 0, &s->res);
@@ -316,7 +359,8 @@ static int report(const struct cfg *c, const struct state *s)
 	json_begin(&j);
 	json_str(&j, "program", "hog");
 	json_u64(&j, "version", 1);
-	json_str(&j, "status", stop_signal ? "interrupted" : s->status);
+	json_str(&j, "status", s->running ? "running" :
+		 stop_signal ? "interrupted" : s->status);
 	json_str(&j, "error", s->error);
 	json_i64(&j, "signal", stop_signal);
 	json_bool(&j, "numa_available", numa.available);

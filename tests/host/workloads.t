@@ -89,6 +89,10 @@ bad hog-node-range "hog: --node $((maxnode + 1)): no such node (nodes 0..$maxnod
 	hog --size 1M --node $((maxnode + 1))
 bad hog-passes-duration "hog: --passes and --duration exclude each other" \
 	hog --size 1M --passes 2 --duration 1
+bad hog-every-needs-report "hog: --report-every needs --report" \
+	hog --size 1M --report-every 1
+bad dirtier-every-zero "dirtier: --report-every must be more than 0 seconds" \
+	dirtier --file f --size 1M --report r --report-every 0
 bad hog-bad-touch "hog: --touch: bad order 'zigzag' (want seq or random)" \
 	hog --size 1M --touch zigzag
 [ ! -e "$t/f" ]; check bad-input-writes-nothing $? "a rejected dirtier created its --file"
@@ -193,6 +197,18 @@ sleep 0.6; kill -INT $pid; wait $pid; rc=$?
 [ $rc -eq 130 ] && jq -e '.status == "interrupted" and .signal == 2 and .bytes_written > 0
 	and .bytes_written < 67108864 and .writes * 65536 == .bytes_written' "$t/ds.json" >/dev/null
 check dirtier-sigint-report $? "exit $rc $(jq -c '{status,signal,bytes_written}' "$t/ds.json" 2>&1)"
+
+# ---- --report-every: an interim report while running (what an OOM kill
+# would leave behind) ----
+"$bin/hog" --size 8M --node 0 --hold 1.5 --report-every 0.2 --report "$t/hi.json" \
+	2>/dev/null & pid=$!
+sleep 0.7
+interim=$(jq -c '{status,chunks_allocated,resident_pages_node}' "$t/hi.json" 2>&1)
+wait $pid; rc=$?
+[ $rc -eq 0 ] && [ "$interim" = '{"status":"running","chunks_allocated":8,"resident_pages_node":['"$(
+	jq -r '.resident_pages_node | map(tostring) | join(",")' "$t/hi.json")"']}' ] &&
+	jq -e '.status == "complete" and (.resident_pages_node | add) == 2048' "$t/hi.json" >/dev/null
+check hog-report-every $? "exit $rc, interim $interim, final $(jq -c '{status,resident_pages_node}' "$t/hi.json" 2>&1)"
 
 # ---- one-node fallback when numa_available() < 0 ----
 # A preloaded numa_available() returning -1 stands in for a kernel without
