@@ -440,9 +440,11 @@ static void write_file(const struct cfg *c, FILE *latlog, struct result *r)
 		}
 	}
 	/* the last block owns its slot: finishing the schedule makes the
-	 * achieved rate equal --rate when nothing throttled us */
-	if (c->rate && !stop_signal && !strcmp(r->status, "complete"))
-		sleep_until_ns((uint64_t)tat);
+	 * achieved rate equal --rate when nothing throttled us (less what the
+	 * bucket held at the start, as with any token bucket) */
+	if (c->rate && !stop_signal && !strcmp(r->status, "complete") &&
+	    tat - tau > (double)now_ns())
+		sleep_until_ns((uint64_t)(tat - tau));
 	r->t_end = now_ns();
 
 	if (r->bytes) {

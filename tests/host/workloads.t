@@ -137,6 +137,12 @@ paste "$t/exact" "$t/got" | awk '$1 != $3 || $4 < $2 - 0.001 || $4 > $2 * 1.016 
 check dirtier-percentiles $? "exact vs reported: $(paste "$t/exact" "$t/got" | tr '\n\t' '; ')"
 ls "$t" | grep -q '\.tmp\.'; [ $? -ne 0 ]; check report-no-tmp-left $? "$(ls "$t" | grep '\.tmp\.')"
 
+# a bucket as deep as the file lets it all go at once
+s=$(ms)
+"$bin/dirtier" --file "$t/b" --size 8M --rate 4M --burst 8M --no-drop-caches 2>"$t/err"; rc=$?
+el=$(( $(ms) - s ))
+[ $rc -eq 0 ] && [ $el -lt 1000 ]; check dirtier-burst $? "exit $rc, 8M with an 8M bucket at 4M/s took $el ms"
+
 # ---- verify: good file passes, each corruption is caught ----
 "$bin/dirtier" --file "$t/f" --verify-only --no-drop-caches --report "$t/v.json" 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && jq -e '.verify_blocks == 128 and .verify_bad_blocks == 0 and .bs_bytes == 65536' \
