@@ -700,7 +700,8 @@ static void metrics_pauses(struct state *s, struct jval *m)
 		unmeasurable(m, "balance_dirty_pages", "no writeback:balance_dirty_pages event in this trace");
 		return;
 	}
-	qsort(s->pauses.v, s->pauses.n, sizeof(double), dcmp);
+	if (s->pauses.n)
+		qsort(s->pauses.v, s->pauses.n, sizeof(double), dcmp);
 	for (size_t i = 0; i < s->pauses.n; i++)
 		if (s->pauses.v[i] >= 10 && s->pauses.v[i] <= 200)
 			inband++;
@@ -802,7 +803,7 @@ static void metrics_reclaim(struct state *s, struct jval *m)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s TRACE.dat --out DIR [--checks FILE] [--json FILE]\n"
+		"Usage: %s TRACE.dat --out DIR [--checks FILE] [--json FILE]\n"
 		"       [--extra-metrics FILE]... [--no-tsv] [--allow-unmeasurable]\n"
 		"\n"
 		"Reads a trace-cmd trace.dat in one pass and writes:\n"
@@ -906,7 +907,8 @@ int main(int argc, char **argv)
 
 	s = xmalloc(sizeof(*s));
 	s->write_tsv = 1;
-	while ((opt = getopt_long(argc, argv, "o:c:j:x:nuh", lo, NULL)) != -1) {
+	opterr = 0; /* our own one-line messages instead of getopt's */
+	while ((opt = getopt_long(argc, argv, ":o:c:j:x:nuh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'c': checks = optarg; break;
@@ -919,9 +921,10 @@ int main(int argc, char **argv)
 		case 'n': s->write_tsv = 0; break;
 		case 'u': allow_um = 1; break;
 		case 'h': usage(stdout); return 0;
+		case ':':
+			die2("option '%s' needs an argument (see --help)", argv[optind - 1]);
 		default:
-			fprintf(stderr, "%s: bad option (see --help)\n", prog);
-			return 2;
+			die2("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

@@ -1,0 +1,247 @@
+#!/bin/bash
+# Host checks of analysis/: dpanalyze against synthetic traces with known truth
+# (analysis/mktrace.py), against real guest traces in tests/fixtures/*.dat, the
+# check language, bad input, and a fuzz run under ASan+UBSan.  No kernel needed.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/build/bin
+fix=$top/tests/fixtures
+t=$(mktemp -d "${TMPDIR:-/tmp}/analysis.t.XXXXXX") || exit 1
+trap 'rm -rf "$t"' EXIT
+failed=0
+FUZZ_N=${FUZZ_N:-1000}
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: $2"; failed=1; }
+check() { if [ "$2" -eq 0 ]; then pass "$1"; else fail "$1" "$3"; fi; }
+jv() { jq -r "$1" "$2" 2>/dev/null; }
+
+# ---- build: quiet, incremental ----
+out=$(make -s -C "$top/analysis" all san 2>&1); rc=$?
+if [ $rc -ne 0 ] || [ ! -x "$bin/dpanalyze" ] || [ ! -x "$bin/dpanalyze-san" ]; then
+	fail build "make -C analysis exit $rc: $(printf '%s' "$out" | head -3)"
+	exit 1
+fi
+[ -z "$out" ]; check build-quiet $? "make -s printed: $(printf '%s' "$out" | head -2)"
+out=$(make -C "$top/analysis" all 2>&1)
+case $out in *"Nothing to be done"*) pass build-incremental ;;
+*) fail build-incremental "second make rebuilt: $(printf '%s' "$out" | head -2)" ;; esac
+
+# ---- --help ----
+out=$("$bin/dpanalyze" --help 2>"$t/err"); rc=$?
+[ $rc -eq 0 ] && [ "${out#Usage: dpanalyze }" != "$out" ] && [ ! -s "$t/err" ]
+check help $? "exit $rc, stdout '$(printf '%s' "$out" | head -1)'"
+
+# ---- synthetic traces with ground truth ----
+python3 "$top/analysis/mktrace.py" "$t/syn.dat" --truth "$t/truth.json" &&
+python3 "$top/analysis/mktrace.py" "$t/stock.dat" --stock --seconds 5 || {
+	fail mktrace "analysis/mktrace.py failed"; exit 1; }
+
+# counts: dpanalyze vs trace-cmd report on the same file (synthetic and every real fixture)
+counts_agree() {	# NAME FILE
+	local name=$1 f=$2 o=$t/c.$1
+	if ! "$bin/dpanalyze" "$f" --out "$o" --no-tsv 2>"$t/err"; then
+		fail "$name" "dpanalyze exit $?: $(head -1 "$t/err")"; return; fi
+	trace-cmd report "$f" 2>/dev/null |
+		sed -n 's/^.*\[[0-9]*\][^:]*: *\([A-Za-z0-9_]*\):.*$/\1/p' | sort | uniq -c |
+		awk '{print $2, $1}' >"$t/want.$name"
+	jq -r '.metrics.counts | to_entries[] | "\(.key) \(.value)"' "$o/metrics.json" |
+		sort >"$t/got.$name"
+	if [ ! -s "$t/want.$name" ]; then fail "$name" "trace-cmd report printed no events"
+	elif cmp -s "$t/want.$name" "$t/got.$name"; then
+		pass "$name"
+	else fail "$name" "differs: $(diff "$t/want.$name" "$t/got.$name" | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	fi
+}
+counts_agree counts-vs-report-synthetic "$t/syn.dat"
+counts_agree counts-vs-report-stock "$t/stock.dat"
+nreal=0
+for f in "$fix"/*.dat; do
+	[ -e "$f" ] || continue
+	nreal=$((nreal + 1))
+	counts_agree "counts-vs-report-$(basename "$f" .dat)" "$f"
+done
+[ $nreal -gt 0 ]; check real-fixture-present $? "no real guest trace in tests/fixtures/*.dat"
+
+"$bin/dpanalyze" "$t/syn.dat" --out "$t/o" 2>"$t/err"; rc=$?
+m=$t/o/metrics.json
+[ $rc -eq 0 ] && jq -e . "$m" >/dev/null 2>&1
+check synthetic-runs $? "exit $rc: $(head -1 "$t/err")"
+truth() {	# NAME METRIC-JQ TRUTH-JQ
+	local got want
+	got=$(jv "$2" "$m"); want=$(jv "$3" "$t/truth.json")
+	[ -n "$want" ] && [ "$got" = "$want" ]; check "$1" $? "got '$got', truth '$want'"
+}
+truth truth-fast-down .metrics.pressure.node0.fast_down .fast_down
+truth truth-slow-up .metrics.pressure.node0.slow_up .slow_up
+truth truth-fast-down-formula .metrics.pressure.node0.fast_down_formula_ok .fast_down_formula_ok
+truth truth-fast-down-priority-match .metrics.pressure.node0.fast_down_priority_matched \
+	.fast_down_priority_matched
+truth truth-file-pageout .metrics.reclaim.file_pageout .file_pageout
+truth truth-kswapd-wake-node0 .metrics.kswapd.node0.wake '.kswapd_wake."0"'
+got=$(jv .metrics.pressure.node0.recovery_slope_per_s "$m")
+[ "$got" = 64 ]; check truth-recovery-slope $? "got '$got' steps/s, generator recovers at 64"
+got=$(jv .metrics.pressure.node0.min "$m")
+[ "$got" = 32 ]; check pressure-min $? "got '$got', want 32 (priority 8)"
+got=$(jv .metrics.pressure.node1.min "$m")
+[ "$got" = 1024 ]; check pressure-min-untouched-node $? "got '$got', want 1024"
+
+# TSV: header names the columns; node0 rows are exactly node0's events
+hdr=$(head -1 "$t/o/tsv/dirty_pressure.node0.tsv" 2>/dev/null)
+[ "$hdr" = "$(printf 'time_s\tcpu\tpid\tnid\told\tnew\tpriority\treason')" ]
+check tsv-header $? "got '$hdr'"
+want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | grep -c 'dirty_pressure: *nid=0 ')
+got=$(($(wc -l <"$t/o/tsv/dirty_pressure.node0.tsv") - 1))
+[ "$got" = "$want" ]; check tsv-node-split $? "node0 rows $got, report has $want"
+got=$(awk -F'\t' 'NR > 2 && ($1 + 0 < 0 || $1 + 0 < prev + 0) { bad = 1 } { prev = $1 } END { print bad + 0 }' \
+	"$t/o/tsv/global_dirty_state.tsv")
+[ "$got" = 0 ]; check tsv-time-monotonic $? "time_s goes backwards or negative"
+
+# ---- stock kernel: pressure unmeasurable, not a crash ----
+cat >"$t/stock.checks" <<'EOF'
+check pressure-floor pressure.node0.min >= 256
+check pauses-ok balance_dirty_pages.pause_max_ms <= 200
+EOF
+"$bin/dpanalyze" "$t/stock.dat" --out "$t/s" --checks "$t/stock.checks" 2>"$t/err"; rc=$?
+st=$(jv '[.checks[].status] | join(",")' "$t/s/metrics.json")
+[ $rc -eq 1 ] && [ "$st" = "unmeasurable,pass" ] && [ ! -s "$t/err" ]
+check stock-unmeasurable $? "exit $rc, statuses '$st'"
+"$bin/dpanalyze" "$t/stock.dat" --out "$t/s" --checks "$t/stock.checks" --allow-unmeasurable \
+	2>"$t/err"; rc=$?
+[ $rc -eq 0 ]; check stock-allow-unmeasurable $? "exit $rc"
+why=$(jv '.checks[0].reason' "$t/s/metrics.json")
+case $why in *dirty_pressure*) pass stock-reason ;; *) fail stock-reason "reason '$why'" ;; esac
+
+# ---- the check language ----
+cat >"$t/extra.json" <<'EOF'
+{"vmstat": {"nr_vmscan_write": 0, "pgscan_direct": 12}, "workload": {"ok": true}}
+EOF
+cat >"$t/c.checks" <<'EOF'
+# one of each outcome
+check p1 pressure.node0.fast_down == 4
+check f1 pressure.node0.min > 512
+check x1 pressure.node0.min >= 1024 xfail pressure still recovering
+check x2 pressure.node1.min >= 1024 xfail passes: reported as unexpected pass
+check u1 no.such.metric < 3
+check u2 pressure.node1.recovery_slope_per_s > 0
+check e1 vmstat.nr_vmscan_write == 0
+check e2 workload.ok == true
+check e3 vmstat.pgscan_direct != 12
+EOF
+truth_fd=$(jv .fast_down "$t/truth.json")
+sed -i "s/fast_down == 4/fast_down == $truth_fd/" "$t/c.checks"
+"$bin/dpanalyze" "$t/syn.dat" --out "$t/k" --no-tsv --checks "$t/c.checks" \
+	--extra-metrics "$t/extra.json" 2>"$t/err"; rc=$?
+k=$t/k/metrics.json
+st=$(jv '[.checks[] | "\(.name)=\(.status)"] | join(" ")' "$k")
+want="p1=pass f1=fail x1=xfail x2=pass u1=unmeasurable u2=unmeasurable e1=pass e2=pass e3=fail"
+[ "$st" = "$want" ]; check checks-statuses $? "got '$st'"
+[ $rc -eq 1 ] && [ "$(jv .pass "$k")" = false ]; check checks-fail-exit $? "exit $rc"
+got=$(jv '.checks[] | select(.name == "x2") | .unexpected_pass' "$k")
+[ "$got" = true ]; check checks-xpass-flagged $? "got '$got'"
+got=$(jv '.checks[] | select(.name == "f1") | "\(.value) \(.expectation) \(.pass)"' "$k")
+[ "$got" = "32 pressure.node0.min > 512 false" ]; check checks-fields $? "got '$got'"
+printf 'check p1 pressure.node0.fast_down > 0\ncheck x1 pressure.node0.min > 999 xfail known\n' \
+	>"$t/ok.checks"
+"$bin/dpanalyze" "$t/syn.dat" --out "$t/k2" --no-tsv --checks "$t/ok.checks" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(jv .pass "$t/k2/metrics.json")" = true ]
+check checks-pass-exit $? "exit $rc"
+
+# ---- bad input: one line on stderr naming what is wrong, exit 2 ----
+bad() {	# NAME EXPECTED-SUBSTRING ARGS...
+	local name=$1 want=$2 rc lines; shift 2
+	"$bin/dpanalyze" "$@" >"$t/out" 2>"$t/err"; rc=$?
+	lines=$(wc -l <"$t/err")
+	if [ $rc -ne 2 ]; then fail "$name" "exit $rc, want 2"
+	elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr, want 1"
+	elif ! grep -qF -- "$want" "$t/err"; then fail "$name" "got '$(cat "$t/err")', want '$want'"
+	else pass "$name"; fi
+}
+printf 'not a trace\n' >"$t/text.dat"
+: >"$t/empty.dat"
+head -c 3000 "$t/syn.dat" >"$t/trunc-head.dat"
+head -c 20000 "$t/syn.dat" >"$t/trunc-data.dat"
+printf 'check a b ~ 1\n' >"$t/badop.checks"
+printf '# x\ncheck a pressure.node0.min >= 1 maybe\n' >"$t/badtail.checks"
+printf 'check a x == 1\ncheck a y == 2\n' >"$t/dup.checks"
+printf 'check a x == one\n' >"$t/badval.checks"
+printf '{"pressure": 1}\n' >"$t/clash.json"
+printf '{"a": [1, 2\n' >"$t/broken.json"
+bad bad-no-args "missing TRACE.dat"
+bad bad-no-out "--out DIR is required" "$t/syn.dat"
+bad bad-option "unknown option '--bogus'" --bogus
+bad bad-missing-file "no-such.dat: cannot read" "$t/no-such.dat" --out "$t/b"
+bad bad-not-a-trace "text.dat: not a readable trace.dat" "$t/text.dat" --out "$t/b"
+bad bad-empty-file "empty.dat: not a readable trace.dat" "$t/empty.dat" --out "$t/b"
+bad bad-truncated-header "trunc-head.dat: not a readable" "$t/trunc-head.dat" --out "$t/b"
+bad bad-truncated-data "trunc-data.dat: trace data truncated or corrupt" "$t/trunc-data.dat" --out "$t/b"
+bad bad-check-op "badop.checks:1: operator must be one of" "$t/syn.dat" --out "$t/b" --checks "$t/badop.checks"
+bad bad-check-tail "badtail.checks:2: after the value only 'xfail" "$t/syn.dat" --out "$t/b" --checks "$t/badtail.checks"
+bad bad-check-dup "dup.checks:2: duplicate check name 'a'" "$t/syn.dat" --out "$t/b" --checks "$t/dup.checks"
+bad bad-check-value "badval.checks:1: value is not a number" "$t/syn.dat" --out "$t/b" --checks "$t/badval.checks"
+bad bad-checks-missing "nope.checks: cannot open checks file" "$t/syn.dat" --out "$t/b" --checks "$t/nope.checks"
+bad bad-extra-clash "key 'pressure' clashes" "$t/syn.dat" --out "$t/b" --extra-metrics "$t/clash.json"
+bad bad-extra-json "broken.json: not valid JSON" "$t/syn.dat" --out "$t/b" --extra-metrics "$t/broken.json"
+
+# ---- JSON escaping: a path with quotes, backslash and a tab survives a round trip ----
+odd=$t/'we"ird\	name.dat'
+cp "$t/syn.dat" "$odd"
+"$bin/dpanalyze" "$odd" --out "$t/w" --no-tsv 2>"$t/err"; rc=$?
+got=$(jq -r .trace.file "$t/w/metrics.json" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$got" = "$odd" ]; check json-escaping $? "exit $rc, file '$got'"
+
+# ---- valgrind on one clean run (the sanitizer build covers the fuzz) ----
+if command -v valgrind >/dev/null; then
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		"$bin/dpanalyze" "$t/syn.dat" --out "$t/v" --checks "$t/c.checks" \
+		--extra-metrics "$t/extra.json" >/dev/null 2>"$t/vg"; rc=$?
+	[ $rc -eq 1 ]; check valgrind-clean $? "exit $rc: $(head -2 "$t/vg")"
+else
+	fail valgrind-clean "valgrind not installed"
+fi
+
+# ---- fuzz: truncated and bit-flipped copies under ASan+UBSan: exit 0 or 2, no report ----
+seeds=("$t/syn.dat" "$t/stock.dat")
+for f in "$fix"/*.dat; do [ -e "$f" ] && seeds+=("$f"); done
+mkdir -p "$t/fz"
+python3 - "$FUZZ_N" "$t/fz" "${seeds[@]}" <<'EOF'
+import random, sys
+n, out, seeds = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+r = random.Random(20260)
+data = [open(s, "rb").read() for s in seeds]
+for i in range(n):
+    b = bytearray(data[i % len(data)])
+    if i % 2 == 0:
+        b = b[:r.randrange(len(b))]
+    else:
+        for _ in range(r.randint(1, 16)):
+            k = r.randrange(len(b))
+            b[k] ^= 1 << r.randrange(8)
+    open("%s/%05d.dat" % (out, i), "wb").write(b)
+EOF
+# allocator_may_return_null: a wild length from a damaged header makes libtracecmd ask
+# for petabytes; like glibc, return NULL (which it handles) instead of aborting.
+# Leak checking costs ~0.2 s a run, so every 10th copy gets it (fast_unwind_on_malloc=0:
+# the libraries have no frame pointers, and full stacks let the suppressions match).
+export ASAN_BASE=abort_on_error=0:exitcode=99:allocator_may_return_null=1
+export UBSAN_OPTIONS=halt_on_error=1:exitcode=99:print_stacktrace=1
+export LSAN_OPTIONS=suppressions=$fix/analysis-lsan.supp:exitcode=99
+ls "$t/fz"/*.dat | xargs -P 2 -n 1 sh -c '
+	case $1 in
+	*0.dat) a=$ASAN_BASE:detect_leaks=1:fast_unwind_on_malloc=0 ;;
+	*) a=$ASAN_BASE:detect_leaks=0 ;;
+	esac
+	ASAN_OPTIONS=$a timeout 20 "$0" "$1" --out "$1.o" --no-tsv >/dev/null 2>"$1.err"; rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 2 ] || grep -q "ERROR: [A-Za-z]*Sanitizer\|runtime error" "$1.err"; then
+		echo "$(basename "$1") exit $rc: $(grep -m1 "ERROR\|runtime error\|dpanalyze" "$1.err")"
+	fi
+	rm -rf "$1.o"' "$bin/dpanalyze-san" >"$t/fuzz.bad"
+nf=$(ls "$t/fz"/*.dat | wc -l)
+nbad=$(wc -l <"$t/fuzz.bad")
+n2=$(grep -l . "$t/fz"/*.err 2>/dev/null | wc -l)
+[ "$nf" -ge "$FUZZ_N" ] && [ "$nbad" -eq 0 ]
+check "fuzz-$nf-copies" $? "$nbad bad: $(head -2 "$t/fuzz.bad" | tr '\n' ' ')"
+# the fuzz must have exercised the error path, or it tested nothing
+[ "$n2" -gt 0 ]; check fuzz-hits-error-path $? "no copy was rejected"
+echo "# fuzz: $nf copies, $n2 rejected with exit 2" >&2
+
+exit $failed
