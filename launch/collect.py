@@ -95,9 +95,16 @@ def compare(v, op, want):
             ">": v > want, ">=": v >= want}[op]
 
 
-def evaluate(checks, metrics):
+def applies(check, run):
+    cond = check.get("cond")
+    return not cond or run.get(cond[0]) in cond[1]
+
+
+def evaluate(checks, metrics, run=None):
     res = []
     for c in checks:
+        if not applies(c, run or {}):
+            continue
         v = lookup(metrics, c["metric"])
         expect = f"{c['metric']} {c['op']} {c['value']:g}"
         r = {"name": c["name"], "value": v, "expectation": expect}
@@ -122,7 +129,7 @@ def unexpected(check):
     return check["status"] in ("fail", "xpass", "unmeasurable")
 
 
-def analyse_trace(out, metrics):
+def analyse_trace(out):
     """Trace metrics from the analyser, when it is built and a trace exists."""
     tool = os.path.join(TOP, "build", "bin", "dpanalyze")
     trace = os.path.join(out, "trace.dat")
@@ -130,20 +137,19 @@ def analyse_trace(out, metrics):
         return None, "no trace.dat"
     if not os.access(tool, os.X_OK):
         return None, "analyser not built (make analysis)"
-    extra = os.path.join(out, "metrics.extra.json")
-    with open(extra, "w", encoding="utf-8") as f:
-        json.dump(metrics, f)
     tjson = os.path.join(out, "trace-metrics.json")
     r = subprocess.run([tool, trace, "--out", out, "--json", tjson],
                        capture_output=True, text=True)
-    os.unlink(extra)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["dpanalyze failed"])[-1]
     try:
         with open(tjson, encoding="utf-8") as f:
-            return json.load(f), None
+            doc = json.load(f)
     except (OSError, ValueError) as e:
         return None, f"dpanalyze output unreadable: {e}"
+    tm = doc.get("metrics", {})
+    tm["meta"] = doc.get("trace", {})
+    return tm, None
 
 
 def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
@@ -190,7 +196,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                 metrics["guest"] = json.load(f)
         except ValueError:
             metrics["guest"] = {"error": "unreadable guest-metrics.json"}
-    tm, why = analyse_trace(out, metrics)
+    tm, why = analyse_trace(out)
     if tm is not None:
         metrics["trace"] = tm
     else:
@@ -201,7 +207,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     if boot:
         metrics["boot_to_userspace_guest_s"] = float(boot.group(1))
 
-    checks = evaluate(sc["checks"], metrics)
+    checks = evaluate(sc["checks"], metrics, {"mode": mode, "kernel": kernel})
     status = read(os.path.join(out, "guest-status"))
     if "done" not in status:
         checks.append({"name": "guest_finished", "value": 0, "expectation": "guest-status says done",

@@ -44,6 +44,13 @@ if [ -b /dev/vda ]; then
 	mount -t "$TEST_FS" /dev/vda $TEST_DIR || status "error: cannot mount /dev/vda ($TEST_FS)"
 fi
 
+# LRU=mglru (make matrix LRU=mglru): the multi-generational LRU for this run;
+# lru-gen records what the kernel says, so a cell that did not get it shows.
+if [ "$LRU" = mglru ]; then
+	echo y >/sys/kernel/mm/lru_gen/enabled 2>/dev/null || status "error: cannot enable lru_gen"
+fi
+cat /sys/kernel/mm/lru_gen/enabled >$OUT/lru-gen 2>/dev/null
+
 snapshot() {
 	cat /proc/vmstat >$OUT/vmstat.$1
 	for d in /sys/devices/system/node/node[0-9]*; do
@@ -56,6 +63,7 @@ snapshot() {
 # Scenario: shell file defining workload() and, optionally, setup() and
 # SYSCTL/EVENTS.  check lines are for the host's analyser; here they are no-ops.
 check() { :; }
+. "$LAB/launch/guest-lib.sh"
 . "$SCENARIO_FILE"
 for kv in $SYSCTL; do sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"; done
 command -v setup >/dev/null && { setup || status "error: setup failed"; }
@@ -67,12 +75,19 @@ stage "workload start (scenario $SCENARIO, mode $MODE)"
 # trace-cmd runs the workload as its command, so recording spans it exactly;
 # per-CPU recorders stream to the share instead of holding guest memory.
 trace-cmd record -q -b "${TRACE_BUFFER_KB:-4096}" $events -o $OUT/trace.dat \
-	/bin/sh -c '. "$SCENARIO_FILE"; check() { :; }; workload' >$OUT/workload.log 2>&1
+	/bin/sh -c 'check() { :; }; . "$LAB/launch/guest-lib.sh"; . "$SCENARIO_FILE"; workload' >$OUT/workload.log 2>&1
 rc=$?
+sample_stop
 stage "workload end (exit $rc)"
 snapshot after
 echo "$rc" >$OUT/workload-exit
 command -v teardown >/dev/null && teardown >>$OUT/workload.log 2>&1
+# metric KEY VALUE lines -> one flat JSON object (last value of a key wins).
+if [ -s /tmp/dplab-metrics ]; then
+	awk '{v[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; k[n++] = $1 } }
+	     END { printf "{"; for (i = 0; i < n; i++) printf "%s\"%s\": %s", (i ? ", " : ""), k[i], v[k[i]]; print "}" }' \
+		/tmp/dplab-metrics >$OUT/guest-metrics.json
+fi
 sync
 umount $TEST_DIR 2>/dev/null
 status "done"

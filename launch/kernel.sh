@@ -1,10 +1,14 @@
 #!/bin/bash
-# Build the guest kernel: launch/kernel.sh [patched|stock] [lab|debug|kcsan]
+# Build the guest kernel: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only]
 #
-#   build/linux-<kernel>/         source: linux-source-6.1 as a git repo whose
+#   build/<kernel>/linux/         source: linux-source-6.1 as a git repo whose
 #                                 first commit is the pristine tarball, with
 #                                 patches/series applied on top (patched only)
-#   build/obj-<kernel>[-variant]/ objects, .config, bzImage, build.log
+#   build/<kernel>/obj[-variant]/ objects, .config, bzImage, build.log
+#
+# Both kernels sit at the same depth under the same names, so the compiler
+# sees identical relative paths (../linux/mm/...) and ccache serves the stock
+# objects to the patched build for every file the series does not touch.
 #
 # Changing a patch re-applies the series from pristine; git rewrites only the
 # files whose content differs, so kbuild recompiles only what the patches
@@ -13,19 +17,22 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=${1:-patched}
-variant=${2:-lab}
+config_only=0
+args=()
+for a in "$@"; do case $a in --config-only) config_only=1;; *) args+=("$a");; esac; done
+kernel=${args[0]:-patched}
+variant=${args[1]:-lab}
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
 case $kernel in patched|stock) ;; *) echo "kernel.sh: KERNEL must be patched or stock, not '$kernel'" >&2; exit 2;; esac
 case $variant in lab|debug|kcsan) ;; *) echo "kernel.sh: VARIANT must be lab, debug or kcsan, not '$variant'" >&2; exit 2;; esac
 [ -r "$tarball" ] || { echo "kernel.sh: $tarball missing: run 'make deps' (Debian package linux-source-6.1)" >&2; exit 2; }
 
-src=$top/build/linux-$kernel
-obj=$top/build/obj-$kernel${variant#lab}
-[ "$variant" = lab ] || obj=$top/build/obj-$kernel-$variant
+src=$top/build/$kernel/linux
+obj=$top/build/$kernel/obj
+[ "$variant" = lab ] || obj=$obj-$variant
 log=$obj/build.log
-mkdir -p "$top/build" "$obj"
+mkdir -p "$obj"
 exec 9>"$top/build/.kernel.lock"
 flock 9
 
@@ -93,13 +100,15 @@ if [ "$(cat "$obj/.dplab-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$obj/.c
 		while IFS= read -r want; do
 			case $want in
 			"# "*) opt=${want#\# }; opt=${opt%% *}
-				grep -q "^$opt=" "$obj/.config" && echo "  $opt: fragment wants it off, .config has $(grep "^$opt=" "$obj/.config")" ;;
+				if grep -q "^$opt=" "$obj/.config"; then echo "  $opt: fragment wants it off, .config has $(grep "^$opt=" "$obj/.config")"; fi ;;
 			*) grep -qxF "$want" "$obj/.config" || echo "  ${want%%=*}: fragment wants ${want#*=}, .config has $(grep -E "^(# )?${want%%=*}[= ]" "$obj/.config" || echo nothing)" ;;
 			esac
 		done)
 	[ -z "$missing" ] || { echo "$missing"; die "options the fragments ask for are missing from .config"; }
 	echo "$cstamp" >"$obj/.dplab-config"
 fi
+
+[ $config_only -eq 1 ] && { stage "configured: ${obj#$top/}/.config"; exit 0; }
 
 # 4. Compile.  Nothing newer than bzImage (and stamps unchanged): no-op.
 bz=$obj/arch/x86/boot/bzImage

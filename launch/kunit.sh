@@ -8,7 +8,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=lab tap=0
 for a in "$@"; do case $a in --tap) tap=1;; lab|debug|kcsan) variant=$a;; *) echo "kunit.sh: unknown argument '$a'" >&2; exit 2;; esac; done
-obj=$top/build/obj-patched; [ "$variant" = lab ] || obj=$obj-$variant
+obj=$top/build/patched/obj; [ "$variant" = lab ] || obj=$obj-$variant
 bz=$obj/arch/x86/boot/bzImage
 [ -f "$bz" ] || { echo "kunit.sh: no kernel at ${bz#$top/}: run 'make kernel'" >&2; exit 2; }
 log=$obj/kunit.log

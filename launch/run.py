@@ -3,6 +3,7 @@
 
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
          [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--quiet]
+         [--lru classic|mglru]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
 fails or the guest panicked, 2 with one line when the run could not happen
@@ -33,8 +34,8 @@ def fail2(msg):
 
 
 def kernel_image(kernel, variant):
-    obj = f"obj-{kernel}" + ("" if variant == "lab" else f"-{variant}")
-    return os.path.join(TOP, "build", obj, "arch/x86/boot/bzImage")
+    obj = "obj" + ("" if variant == "lab" else f"-{variant}")
+    return os.path.join(TOP, "build", kernel, obj, "arch/x86/boot/bzImage")
 
 
 def make_disk(path, disk):
@@ -75,6 +76,7 @@ def main():
     ap.add_argument("--mode", default="global")
     ap.add_argument("--kernel", default="patched")
     ap.add_argument("--variant", default="lab")
+    ap.add_argument("--lru", default="classic", help="classic or mglru (multi-gen LRU on in the guest)")
     ap.add_argument("--out")
     ap.add_argument("--cmd", help="run this guest command line as the workload")
     ap.add_argument("--timeout", type=int, help="wall-clock seconds before the guest counts as hung")
@@ -86,6 +88,8 @@ def main():
         fail2(f"MODE must be one of {', '.join(MODES)}, not '{a.mode}'")
     if a.kernel not in ("patched", "stock"):
         fail2(f"KERNEL must be patched or stock, not '{a.kernel}'")
+    if a.lru not in ("classic", "mglru"):
+        fail2(f"LRU must be classic or mglru, not '{a.lru}'")
     tpath = topology.resolve(a.topo, TOP)
     if not os.path.isfile(tpath):
         fail2(f"no topology '{a.topo}' (not a file, nor a name under topologies/)")
@@ -101,7 +105,8 @@ def main():
     if not os.path.isfile(image):
         fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}'")
 
-    name = f"{topo['name']}-{sc['name']}-{a.mode}-{a.kernel}" + ("" if a.variant == "lab" else f"-{a.variant}")
+    name = f"{topo['name']}-{sc['name']}-{a.mode}-{a.kernel}" + ("" if a.variant == "lab" else f"-{a.variant}") \
+        + ("-mglru" if a.lru == "mglru" else "")
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -111,13 +116,15 @@ def main():
         f.write(sc["text"])
     shutil.copy(tpath, os.path.join(out, "topology"))
 
+    if "DISK_WRITE_BPS" in sc["vars"]:
+        topo["disk"]["write_bps"] = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])
     disk_path = os.path.join(out, "test-disk.img")
     make_disk(disk_path, topo["disk"])
     env = {
         "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.sh",
         "TEST_FS": topo["disk"]["fs"], "DEFAULT_EVENTS": DEFAULT_EVENTS,
         "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],
-        "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")),
+        "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
     }
     with open(os.path.join(out, "job.env"), "w", encoding="utf-8") as f:
         for k, v in env.items():

@@ -3,10 +3,11 @@
 sources, defining workload() (and optionally setup()/teardown()), plain
 NAME="value" settings, and `check` lines that the host evaluates:
 
-    check NAME METRIC OP VALUE [xfail REASON...]
+    check NAME METRIC OP VALUE [if mode=M[,M] | if kernel=K] [xfail REASON...]
 
 METRIC is a dotted path into result.json's metrics (vmstat_delta.oom_kill,
-trace.fast_down_count, ...), OP one of == != < <= > >=, VALUE a number.
+trace.counts.writeback_written, ...), OP one of == != < <= > >=, VALUE a
+number.  A check with `if` applies only to runs with that mode or kernel.
 
   scenario.py validate FILE|NAME    check only (file:line errors, exit 2)
 """
@@ -16,7 +17,9 @@ import shlex
 import sys
 
 OPS = ("==", "!=", "<", "<=", ">", ">=")
-SETTINGS = ("CLAIM", "TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT", "TRACE_BUFFER_KB")
+SETTINGS = ("CLAIM", "TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT", "TRACE_BUFFER_KB",
+            "DISK_WRITE_BPS")
+CONDITIONS = {"mode": ("off", "global", "node"), "kernel": ("patched", "stock")}
 _SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
@@ -61,15 +64,21 @@ def parse(text, path):
                 value = float(value)
             except ValueError:
                 raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
-            xfail = None
-            if len(w) > 5:
-                if w[5] != "xfail" or len(w) < 7:
-                    raise ScenarioError(f"{where}: after VALUE only 'xfail REASON...' may follow")
-                xfail = " ".join(w[6:])
+            xfail, cond, rest = None, None, w[5:]
+            if rest and rest[0] == "if":
+                m = re.fullmatch(r"(mode|kernel)=([a-z,]+)", rest[1]) if len(rest) > 1 else None
+                if not m or not set(m.group(2).split(",")) <= set(CONDITIONS[m.group(1)]):
+                    raise ScenarioError(f"{where}: 'if' takes mode=off,global,node or kernel=patched,stock")
+                cond = (m.group(1), m.group(2).split(","))
+                rest = rest[2:]
+            if rest:
+                if rest[0] != "xfail" or len(rest) < 2:
+                    raise ScenarioError(f"{where}: after VALUE only 'if ...' and 'xfail REASON...' may follow")
+                xfail = " ".join(rest[1:])
             if any(c["name"] == name for c in sc["checks"]):
                 raise ScenarioError(f"{where}: check '{name}' defined twice")
             sc["checks"].append({"name": name, "metric": metric, "op": op, "value": value,
-                                 "xfail": xfail, "line": n})
+                                 "xfail": xfail, "cond": cond, "line": n})
             continue
         m = _SETTING.match(line)
         if m and m.group(1) in SETTINGS:
@@ -79,6 +88,9 @@ def parse(text, path):
                 raise ScenarioError(f"{where}: {e}")
     if not has_workload:
         raise ScenarioError(f"{path}: no workload() function")
+    bps = sc["vars"].get("DISK_WRITE_BPS")
+    if bps is not None and not re.fullmatch(r"\d+[KMG]?", bps):
+        raise ScenarioError(f"{path}: DISK_WRITE_BPS '{bps}' must be a size like 20M")
     t = sc["vars"].get("TIMEOUT", "300")
     if not t.isdigit() or not 10 <= int(t) <= 7200:
         raise ScenarioError(f"{path}: TIMEOUT '{t}' must be 10..7200 seconds")

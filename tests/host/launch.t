@@ -60,8 +60,9 @@ printf 'workload() { :; }\ncheck x a.b ~= 1\n' >"$tmp/bad-op.sh"
 printf 'workload() { :; }\ncheck x a.b == many\n' >"$tmp/bad-val.sh"
 printf 'check x a.b == 1\n' >"$tmp/no-workload.sh"
 printf 'workload() { :; }\ncheck x a.b == 1 because\n' >"$tmp/bad-xfail.sh"
+printf 'workload() { :; }\ncheck x a.b == 1 if mode=fast\n' >"$tmp/bad-if.sh"
 for k in bad-op:"check operator '~=' unknown" bad-val:"check value 'many' is not a number" \
-	no-workload:"no workload() function" bad-xfail:"only 'xfail REASON...' may follow"; do
+	no-workload:"no workload() function" bad-if:"'if' takes mode=off,global,node" bad-xfail:"only 'if ...' and 'xfail REASON...' may follow"; do
 	f=${k%%:*} want=${k#*:}
 	out=$($py launch/scenario.py validate "$tmp/$f.sh" 2>&1); rc=$?
 	[ $rc -eq 2 ] && [[ $out == *"$want"* ]] && [ "$(wc -l <<<"$out")" -eq 1 ] && pass "scenario_error.$f" || bad "scenario_error.$f" "rc=$rc $out"
@@ -77,10 +78,13 @@ checks = [dict(name="a", metric="x.y", op=">=", value=3, xfail=None),
           dict(name="d", metric="x.y", op=">", value=3, xfail="stale"),
           dict(name="e", metric="x.z", op="==", value=0, xfail=None)]
 r = collect.evaluate(checks, {"x": {"y": 5}})
-print(" ".join(c["status"] for c in r), sum(collect.unexpected(c) for c in r))
+print(" ".join(c["status"] for c in r), sum(collect.unexpected(c) for c in r), end=" ")
+cond = [dict(name="f", metric="x.y", op="==", value=5, xfail=None, cond=("mode", ["node"]))]
+print(len(collect.evaluate(cond, {"x": {"y": 5}}, {"mode": "off"})),
+      len(collect.evaluate(cond, {"x": {"y": 5}}, {"mode": "node"})))
 PY
 )
-[ "$out" = "pass fail xfail xpass unmeasurable 3" ] && pass check_statuses || bad check_statuses "$out"
+[ "$out" = "pass fail xfail xpass unmeasurable 3 0 1" ] && pass check_statuses || bad check_statuses "$out"
 
 # result.json from a recorded results directory (no boot).
 if [ -d tests/fixtures/run-smoke ]; then

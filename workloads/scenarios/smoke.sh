@@ -12,4 +12,4 @@ check workload_exit        workload.exit == 0
 check topology_matches     topology.mismatches == 0
 check kernel_clean         console.problems == 0
 check wrote_256mib         vmstat_delta.nr_written >= 65536
-check writeback_traced     trace.events.writeback_written > 0
+check writeback_traced     trace.counts.writeback_written > 0

@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""The topology matrix: scenarios x topologies x modes x LRU x kernel, one
+run.py per cell, each in results/<matrix>/<topo>-<scenario>-<mode>-<kernel>[-mglru][-rN].
+
+  matrix.py [--topos a,b] [--scenarios x,y] [--modes off,global,node]
+            [--lru classic,mglru] [--kernels patched,stock] [--jobs N]
+            [--matrix NAME] [--rerun] [--smoke | --bench [--repeats N]]
+            [--cell-timeout SEC] [--list] [--no-report]
+
+Cells: each selected scenario on the topologies it names (TOPOLOGIES=, all
+shipped ones when unset; --topos replaces it) in its modes (MODES=, all three
+when unset; --modes replaces it).  The stock kernel has no dirty_pressure=, so
+it runs once per topology/scenario/LRU, as mode off: the reference cell.
+
+--smoke: every topology and every scenario at least once, modes and LRU
+rotated across the cells.  --bench: each scenario on its first topology, every
+mode plus stock, --repeats times (default 3), for medians and spreads
+(default scenarios: imbalance, cp, smallfiles, those that exist).
+
+A cell whose result.json exists is skipped (resume) unless --rerun.  A cell
+that outlives --cell-timeout (default 2 x the scenario's TIMEOUT + 120 s) is
+killed and recorded as HUNG; the matrix goes on.  DPLAB_RUNNER replaces
+`python3 launch/run.py` (the host tests use a fake that never boots).
+
+Exit 0 when every selected cell passes (XFAIL included), 1 when one fails or
+hangs, 2 with one line on bad selection input.  The report (report.md and
+report.html) is regenerated at the end: launch/report.py DIR.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario as scn  # noqa: E402
+from report import failing_names, verdict_of  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODES = ("off", "global", "node")
+LRUS = ("classic", "mglru")
+KERNELS = ("patched", "stock")
+# make bench without SCENARIOS: pageout and throughput (imbalance, cp) and
+# fs_mark files/s (smallfiles); every scenario when none of them exists yet.
+BENCH_SCENARIOS = ("imbalance", "cp", "smallfiles")
+
+
+class BadInput(Exception):
+    pass
+
+
+def split_list(text, what, known=None):
+    """'a,b c' -> ['a', 'b', 'c'] in order, no duplicates; unknown names are bad input."""
+    items = []
+    for w in text.replace(",", " ").split():
+        if known is not None and w not in known:
+            raise BadInput(f"unknown {what} '{w}' (known: {' '.join(known)})")
+        if w not in items:
+            items.append(w)
+    if not items:
+        raise BadInput(f"empty {what} list")
+    return items
+
+
+def shipped_topologies(tdir):
+    return sorted(os.path.basename(p) for p in glob.glob(os.path.join(tdir, "*"))
+                  if os.path.isfile(p) and not p.endswith("~"))
+
+
+def load_scenarios(sdir, names, topologies):
+    """name -> {topos, modes, timeout}; every name and every TOPOLOGIES/MODES entry checked."""
+    avail = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(sdir, "*.sh")))
+    if names is None:
+        names = avail
+    out = {}
+    for n in names:
+        if n not in avail:
+            raise BadInput(f"unknown scenario '{n}' (known: {' '.join(avail)})")
+        try:
+            sc = scn.load(os.path.join(sdir, n + ".sh"))
+        except scn.ScenarioError as e:
+            raise BadInput(str(e))
+        v = sc["vars"]
+        where = os.path.relpath(sc["path"], TOP) if sc["path"].startswith(TOP) else sc["path"]
+        topos = v.get("TOPOLOGIES", "").split() or list(topologies)
+        for t in topos:
+            if t not in topologies:
+                raise BadInput(f"{where}: TOPOLOGIES names unknown topology '{t}'")
+        modes = v.get("MODES", "").split() or list(MODES)
+        for m in modes:
+            if m not in MODES:
+                raise BadInput(f"{where}: MODES names unknown mode '{m}'")
+        out[n] = {"topos": topos, "modes": [m for m in MODES if m in modes],
+                  "timeout": int(v.get("TIMEOUT", "300"))}
+    return out
+
+
+def cell(topo, scen, mode, kernel, lru, variant="lab", repeat=None):
+    name = f"{topo}-{scen}-{mode}-{kernel}"
+    if variant != "lab":
+        name += f"-{variant}"
+    if lru == "mglru":
+        name += "-mglru"
+    if repeat is not None:
+        name += f"-r{repeat}"
+    return {"name": name, "topology": topo, "scenario": scen, "mode": mode, "kernel": kernel,
+            "lru": lru, "variant": variant, "repeat": repeat}
+
+
+def full_cells(scens, topos, modes, lrus, kernels, variant):
+    cells = []
+    for s, info in scens.items():
+        for t in topos or info["topos"]:
+            for lru in lrus:
+                for k in kernels:
+                    for m in (["off"] if k == "stock" else modes or info["modes"]):
+                        cells.append(cell(t, s, m, k, lru, variant))
+    return cells
+
+
+def smoke_cells(scens, topos, modes, lrus, kernels, variant, topologies):
+    """Every topology and every scenario at least once.  Each scenario runs on
+    the first topology it names that no earlier cell has covered; topologies
+    left over run the smoke scenario (or the first scenario naming them).
+    Modes and LRU rotate with periods 3 and 2, so six cells see every pair."""
+    plan, covered = [], set()
+    wanted = topos or topologies
+    order = [s for s in scens if s != "smoke"] + (["smoke"] if "smoke" in scens else [])
+    for s in order:
+        cand = [t for t in (topos or scens[s]["topos"])]
+        t = next((t for t in cand if t not in covered), cand[0] if cand else None)
+        if t is not None:
+            plan.append((t, s))
+            covered.add(t)
+    for t in wanted:
+        if t in covered:
+            continue
+        s = "smoke" if "smoke" in scens else next((s for s in scens if t in scens[s]["topos"]), None)
+        if s is None:
+            print(f"matrix: smoke: no selected scenario names topology {t}", file=sys.stderr)
+            continue
+        plan.append((t, s))
+        covered.add(t)
+    cells = []
+    for i, (t, s) in enumerate(plan):
+        allowed = [m for m in (modes or scens[s]["modes"])]
+        m = allowed[i % len(allowed)]
+        cells.append(cell(t, s, m, "patched" if "patched" in kernels else kernels[0],
+                          lrus[i % len(lrus)], variant))
+    if "stock" in kernels and "patched" in kernels and plan:
+        t, s = plan[-1]
+        cells.append(cell(t, s, "off", "stock", lrus[0], variant))
+    return cells
+
+
+def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
+    cells = []
+    for s, info in scens.items():
+        t = (topos or info["topos"])[0]
+        for lru in lrus:
+            # Repeats interleave the modes (r1 of each, then r2...), so slow
+            # drift of a shared machine spreads over all modes alike.
+            for r in range(1, repeats + 1):
+                for k in kernels:
+                    for m in (["off"] if k == "stock" else modes or info["modes"]):
+                        cells.append(cell(t, s, m, k, lru, variant, r))
+    return cells
+
+
+def fmt_s(s):
+    s = int(round(s))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+class Runner:
+    def __init__(self, a, root, cells, scens):
+        self.a, self.root, self.cells, self.scens = a, root, cells, scens
+        self.lock = threading.Lock()
+        self.done = 0
+        self.ran = []          # elapsed seconds of cells actually run
+        self.t0 = time.monotonic()
+        self.procs = {}
+        self.stopping = False
+        self.to_run = 0
+
+    def command(self, c, out):
+        runner = os.environ.get("DPLAB_RUNNER")
+        base = shlex.split(runner) if runner else [sys.executable, os.path.join(TOP, "launch", "run.py")]
+        cmd = base + ["--topo", c["topology"], "--scenario", self.scen_arg(c["scenario"]),
+                      "--mode", c["mode"], "--kernel", c["kernel"], "--out", out, "--quiet"]
+        if c["variant"] != "lab":
+            cmd += ["--variant", c["variant"]]
+        if c["lru"] != "classic":
+            cmd += ["--lru", c["lru"]]
+        return cmd
+
+    def scen_arg(self, name):
+        if self.a.scenario_dir:
+            return os.path.join(self.a.scenario_dir, name + ".sh")
+        return name
+
+    def timeout(self, c):
+        if self.a.cell_timeout:
+            return self.a.cell_timeout
+        return 2 * self.scens[c["scenario"]]["timeout"] + 120
+
+    def progress(self, c, status, detail, elapsed):
+        with self.lock:
+            self.done += 1
+            if elapsed is not None:
+                self.ran.append(elapsed)
+            left = self.to_run - len(self.ran)
+            if self.ran and left > 0:
+                eta = fmt_s(sum(self.ran) / len(self.ran) * left / max(1, self.a.jobs))
+            else:
+                eta = "0s" if left <= 0 else "?"
+            took = f"{fmt_s(elapsed)}, " if elapsed is not None else ""
+            d = f" {detail}" if detail else ""
+            print(f"[{self.done}/{len(self.cells)}] {c['name']} {status}{d} "
+                  f"({took}elapsed {fmt_s(time.monotonic() - self.t0)}, ETA {eta})", flush=True)
+
+    def run_cell(self, c):
+        out = os.path.join(self.root, c["name"])
+        if self.stopping:
+            return "ABORTED"
+        cmd = self.command(c, out)
+        t0 = time.monotonic()
+        # A session of its own: on timeout the whole group (run.py, QEMU) goes.
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, cwd=TOP)
+        with self.lock:
+            self.procs[p.pid] = p
+        if self.stopping:
+            kill_group(p)
+        hung_outer = False
+        try:
+            so, se = p.communicate(timeout=self.timeout(c))
+        except subprocess.TimeoutExpired:
+            hung_outer = True
+            kill_group(p)
+            so, se = p.communicate()
+        with self.lock:
+            self.procs.pop(p.pid, None)
+        elapsed = time.monotonic() - t0
+        rc = p.returncode
+        res = read_json(os.path.join(out, "result.json"))
+        last = (se.strip().splitlines() or [""])[-1]
+        if hung_outer:
+            status, reason = "HUNG", f"killed by the matrix after {self.timeout(c)}s"
+        elif self.stopping and rc not in (0, 1):
+            status, reason = "ABORTED", "interrupted"
+        elif res is not None and rc in (0, 1):
+            status, reason = verdict_of(res), ", ".join(failing_names(res))
+        elif rc == 2 and "hung" in last:
+            status, reason = "HUNG", last
+        else:
+            status, reason = "ERROR", last or f"runner exited {rc} without result.json"
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "matrix-cell.log"), "w", encoding="utf-8") as f:
+            f.write("$ " + " ".join(shlex.quote(x) for x in cmd) + "\n" + (so or "") + (se or ""))
+        write_json(os.path.join(out, "cell.json"), dict(
+            c, status=status, reason=reason, rc=rc, elapsed_s=round(elapsed, 1),
+            finished=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            kernel_image=kernel_stamp(c)))
+        if status != "ABORTED":
+            self.progress(c, status, f"({reason})" if reason and status != "PASS" else "", elapsed)
+        return status
+
+    def stop(self):
+        self.stopping = True
+        with self.lock:
+            for p in list(self.procs.values()):
+                kill_group(p)
+
+
+def kernel_stamp(c):
+    """Which bzImage a cell ran (size and mtime): the report warns when a matrix mixes builds."""
+    obj = "obj" + ("" if c["variant"] == "lab" else f"-{c['variant']}")
+    img = os.path.join(TOP, "build", c["kernel"], obj, "arch/x86/boot/bzImage")
+    try:
+        st = os.stat(img)
+    except OSError:
+        return None
+    return f"{st.st_size}@{int(st.st_mtime)}"
+
+
+def kill_group(p):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def write_json(path, obj):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--topos")
+    ap.add_argument("--scenarios")
+    ap.add_argument("--modes")
+    ap.add_argument("--lru")
+    ap.add_argument("--kernels")
+    ap.add_argument("--variant", default="lab")
+    ap.add_argument("--jobs", default="1")
+    ap.add_argument("--matrix")
+    ap.add_argument("--rerun", action="store_true")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--smoke", action="store_true")
+    g.add_argument("--bench", action="store_true")
+    ap.add_argument("--repeats", default="3")
+    ap.add_argument("--cell-timeout", default=os.environ.get("CELL_TIMEOUT"))
+    ap.add_argument("--results", default=os.path.join(TOP, "results"), help=argparse.SUPPRESS)
+    ap.add_argument("--scenario-dir", help=argparse.SUPPRESS)   # host tests
+    ap.add_argument("--topology-dir", help=argparse.SUPPRESS)   # host tests
+    ap.add_argument("--list", action="store_true", help="print the cells and stop")
+    ap.add_argument("--no-report", action="store_true")
+    return ap.parse_args(argv)
+
+
+def posint(text, what, lo=1, hi=10000):
+    if not str(text).isdigit() or not lo <= int(text) <= hi:
+        raise BadInput(f"{what} must be a whole number {lo}..{hi}, not '{text}'")
+    return int(text)
+
+
+def plan(a):
+    a.jobs = posint(a.jobs, "JOBS", 1, 64)
+    a.repeats = posint(a.repeats, "REPEATS", 1, 100)
+    if a.cell_timeout not in (None, ""):
+        a.cell_timeout = posint(a.cell_timeout, "CELL_TIMEOUT", 1, 86400)
+    else:
+        a.cell_timeout = None
+    name = a.matrix or ("smoke" if a.smoke else "bench" if a.bench else "matrix")
+    if not name.replace("-", "").replace("_", "").replace(".", "").isalnum() or name.startswith("."):
+        raise BadInput(f"MATRIX must be a plain name ([A-Za-z0-9._-]), not '{name}'")
+    a.matrix = name
+    tdir = a.topology_dir or os.path.join(TOP, "topologies")
+    sdir = a.scenario_dir or os.path.join(TOP, "workloads", "scenarios")
+    topologies = shipped_topologies(tdir)
+    topos = split_list(a.topos, "topology", topologies) if a.topos else None
+    modes = split_list(a.modes, "mode", MODES) if a.modes else None
+    lrus = split_list(a.lru, "LRU", LRUS) if a.lru else (list(LRUS) if a.smoke else ["classic"])
+    kernels = split_list(a.kernels, "kernel", KERNELS) if a.kernels else \
+        (list(KERNELS) if a.bench else ["patched"])
+    names = split_list(a.scenarios, "scenario") if a.scenarios else None
+    if names is None and a.bench:
+        # The scenarios that make the bench's claims (issue 4), those that exist.
+        have = [n for n in BENCH_SCENARIOS if os.path.isfile(os.path.join(sdir, n + ".sh"))]
+        names = have or None
+    scens = load_scenarios(sdir, names, topologies)
+    if not scens:
+        raise BadInput(f"no scenarios in {sdir}")
+    if a.smoke:
+        cells = smoke_cells(scens, topos, modes, lrus, kernels, a.variant, topologies)
+    elif a.bench:
+        cells = bench_cells(scens, topos, modes, lrus, kernels, a.variant, a.repeats)
+    else:
+        cells = full_cells(scens, topos, modes, lrus, kernels, a.variant)
+    return cells, scens
+
+
+def main(argv):
+    a = parse_args(argv)
+    try:
+        cells, scens = plan(a)
+    except BadInput as e:
+        print(f"matrix: {e}", file=sys.stderr)
+        return 2
+    if a.list:
+        for c in cells:
+            print(c["name"])
+        return 0
+    root = os.path.join(a.results, a.matrix)
+    os.makedirs(root, exist_ok=True)
+    r = Runner(a, root, cells, scens)
+    todo, statuses = [], {}
+    for c in cells:
+        res = read_json(os.path.join(root, c["name"], "result.json"))
+        if res is not None and not a.rerun:
+            statuses[c["name"]] = verdict_of(res)
+        else:
+            todo.append(c)
+    r.to_run = len(todo)
+    print(f"matrix: {a.matrix}: {len(cells)} cells, {len(cells) - len(todo)} done before, "
+          f"{len(todo)} to run, {a.jobs} at a time; results in {os.path.relpath(root)}/", flush=True)
+    for c in cells:
+        if c["name"] in statuses:
+            r.progress(c, statuses[c["name"]], "(done before; RERUN=1 runs it again)", None)
+
+    def on_signal(signum, frame):
+        r.stop()
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_signal)
+    interrupted = False
+    ex = concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs)
+    try:
+        futs = {ex.submit(r.run_cell, c): c for c in todo}
+        for f in concurrent.futures.as_completed(futs):
+            statuses[futs[f]["name"]] = f.result()
+    except KeyboardInterrupt:
+        # Kill the running cells first: shutdown() waits for them.
+        interrupted = True
+        r.stop()
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+    counts = {}
+    for s in statuses.values():
+        counts[s] = counts.get(s, 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    print(f"matrix: {a.matrix}: {summary}; wall {fmt_s(time.monotonic() - r.t0)}", flush=True)
+    if not a.no_report:
+        rep = subprocess.run([sys.executable, os.path.join(TOP, "launch", "report.py"), root],
+                             capture_output=True, text=True)
+        sys.stdout.write(rep.stdout)
+        sys.stderr.write(rep.stderr)
+    if interrupted:
+        print("matrix: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    return 0 if all(s in ("PASS", "XFAIL") for s in statuses.values()) and \
+        len(statuses) == len(cells) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+"""A matrix's report from its cells' result.json files: DIR/report.md and
+DIR/report.html (plots inline), DIR/plots/ab-<scenario>.png.
+
+  report.py DIR      DIR holds one directory per cell (results/<matrix>/)
+
+Every number comes from a result.json (a cell that hung has cell.json only,
+written by matrix.py); a metric a cell does not have is "n/a".  Repeated
+cells (names ending -rN) are summarised as median with min..max.
+"""
+import base64
+import datetime
+import glob
+import html
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
+MODES = ("off", "global", "node")
+# Columns of an A/B table: the three modes of the series, then the stock kernel.
+COLUMNS = (("patched", "off", "off"), ("patched", "global", "global"),
+           ("patched", "node", "node"), ("stock", "off", "stock"))
+NOT_PASSING = ("fail", "xpass", "unmeasurable")
+
+
+def verdict_of(res):
+    """PASS, XFAIL (passes only because of expected failures) or FAIL."""
+    st = [c.get("status") for c in res.get("checks", [])]
+    if any(s in NOT_PASSING for s in st) or not res.get("pass"):
+        return "FAIL"
+    return "XFAIL" if "xfail" in st else "PASS"
+
+
+def failing_names(res):
+    return [c["name"] for c in res.get("checks", []) if c.get("status") in NOT_PASSING]
+
+
+# ---- metrics: each a function of result.json's "metrics" ------------------
+
+def _num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _get(m, path):
+    for p in path.split("."):
+        if not isinstance(m, dict) or p not in m:
+            return None
+        m = m[p]
+    return _num(m)
+
+
+def file_pageout(m):
+    # nr_vmscan_write counts every page reclaim wrote, anon (swap) included.
+    w, s = _get(m, "vmstat_delta.nr_vmscan_write"), _get(m, "vmstat_delta.pswpout")
+    return None if w is None or s is None else w - s
+
+
+def allocstall(m):
+    d = m.get("vmstat_delta")
+    v = [_num(x) for k, x in d.items() if k.startswith("allocstall_")] if isinstance(d, dict) else []
+    v = [x for x in v if x is not None]
+    return sum(v) if v else None
+
+
+def _workload_sum(m, keys):
+    w = m.get("workloads")
+    if not isinstance(w, dict):
+        return None
+    v = [_num(r.get(k)) for r in w.values() if isinstance(r, dict) for k in keys]
+    v = [x for x in v if x is not None]
+    return sum(v) if v else None
+
+
+def throughput(m):
+    v = _workload_sum(m, ("bw_bytes_per_s",))
+    return None if v is None else v / 2**20
+
+
+def files_per_s(m):
+    v = _workload_sum(m, ("files_per_s", "files_per_sec"))
+    if v is None:
+        g = m.get("guest")
+        if isinstance(g, dict):
+            v = _get(g, "fs_mark.files_per_s") or _get(g, "fsmark.files_per_s") or _get(g, "files_per_s")
+    return v
+
+
+# key, label, how it is computed (printed under the tables), function
+METRICS = [
+    ("file_pageout", "file pageout (pages)", "vmstat_delta.nr_vmscan_write - vmstat_delta.pswpout",
+     file_pageout),
+    ("immediate_reclaim", "immediate reclaim (pages)", "vmstat_delta.nr_vmscan_immediate_reclaim",
+     lambda m: _get(m, "vmstat_delta.nr_vmscan_immediate_reclaim")),
+    ("pgscan_direct", "direct scans (pages)", "vmstat_delta.pgscan_direct",
+     lambda m: _get(m, "vmstat_delta.pgscan_direct")),
+    ("allocstall", "allocation stalls", "sum of vmstat_delta.allocstall_*", allocstall),
+    ("oom_kill", "OOM kills", "vmstat_delta.oom_kill", lambda m: _get(m, "vmstat_delta.oom_kill")),
+    ("throughput", "throughput (MiB/s)", "sum of workloads.*.bw_bytes_per_s / 2^20", throughput),
+    ("pause_p99", "pause p99 (ms)", "trace.balance_dirty_pages.pause_p99_ms",
+     lambda m: _get(m, "trace.balance_dirty_pages.pause_p99_ms")),
+    ("files_per_s", "fs_mark files/s", "sum of workloads.*.files_per_s (or guest.fs_mark.files_per_s)",
+     files_per_s),
+]
+# Always in the A/B tables; the others only where some cell has them.
+CORE = ("file_pageout", "immediate_reclaim", "pgscan_direct", "allocstall", "oom_kill",
+        "throughput", "pause_p99")
+
+
+# ---- cells ----------------------------------------------------------------
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def job_env(d):
+    env = {}
+    try:
+        with open(os.path.join(d, "job.env"), encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                env[k] = " ".join(shlex.split(v)) if v else ""
+    except (OSError, ValueError):
+        pass
+    return env
+
+
+def fmt_check(c):
+    st = c.get("status", "?")
+    if st == "xfail":
+        return f"XFAIL {c['name']}: {c.get('reason', '')}"
+    if st == "unmeasurable":
+        return f"UNMEASURABLE {c['name']}: {c.get('reason', '')}"
+    return f"{st.upper()} {c['name']}: {c.get('expectation', '')}, got {fmt(c.get('value'))}"
+
+
+def load_cell(d):
+    res, cj = read_json(os.path.join(d, "result.json")), read_json(os.path.join(d, "cell.json")) or {}
+    if res is None and not cj:
+        return None
+    name = os.path.basename(d)
+    src = res or cj
+    c = {"name": name, "dir": d}
+    for k in ("topology", "scenario", "mode", "kernel"):
+        c[k] = src.get(k) or cj.get(k) or "?"
+    c["variant"] = src.get("variant") or cj.get("variant") or "lab"
+    c["lru"] = cj.get("lru") or job_env(d).get("LRU") or ("mglru" if re.search(r"-mglru(-r\d+)?$", name)
+                                                         else "classic")
+    rep = cj.get("repeat")
+    if rep is None:
+        mr = re.search(r"-r(\d+)$", name)
+        rep = int(mr.group(1)) if mr else None
+    c["repeat"] = rep
+    c["kernel_image"] = cj.get("kernel_image")
+    notes = []
+    if res is not None:
+        c["verdict"] = verdict_of(res)
+        c["metrics"] = res.get("metrics", {})
+        c["release"] = res.get("kernel_release")
+        notes = [fmt_check(x) for x in res.get("checks", []) if x.get("status") != "pass"]
+        c["wall_s"] = _num(c["metrics"].get("wall_s"))
+        lg = _read(os.path.join(d, "lru-gen"))
+        if c["lru"] == "mglru" and lg is not None and lg.strip() in ("", "0x0000"):
+            notes.append(f"NOTE lru_gen was not on in the guest ({lg.strip() or 'empty'})")
+    else:
+        c["verdict"] = cj.get("status", "ERROR")
+        c["metrics"] = {}
+        c["release"] = None
+        c["wall_s"] = _num(cj.get("elapsed_s"))
+        notes = [cj.get("reason") or "no result.json"]
+    c["notes"] = notes
+    c["values"] = {k: f(c["metrics"]) for k, _, _, f in METRICS}
+    return c
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def load_cells(root):
+    cells = []
+    for d in sorted(glob.glob(os.path.join(root, "*"))):
+        if os.path.isdir(d) and os.path.basename(d) != "plots":
+            c = load_cell(d)
+            if c:
+                cells.append(c)
+    return cells
+
+
+# ---- numbers --------------------------------------------------------------
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) >= 1000):
+        return str(int(v))
+    if not isinstance(v, float):
+        return str(v)
+    a = abs(v)
+    return f"{v:.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else f"{v:.2f}" if a >= 0.01 or a == 0 else f"{v:.2g}"
+
+
+def summary(values):
+    """median, min, max, n of the values present (None when there are none)."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return statistics.median(v), min(v), max(v), len(v)
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt_summary(s, of):
+    if s is None:
+        return "n/a"
+    med, lo, hi, n = s
+    txt = fmt(med)
+    if of > 1:
+        txt += f" ({fmt(lo)}..{fmt(hi)})" if n > 1 else ""
+        if n < of:
+            txt += f" [{n}/{of}]"
+    return txt
+
+
+def fmt_ratio(r):
+    return "n/a" if r is None else f"{r:.2f}"
+
+
+# ---- grouping -------------------------------------------------------------
+
+def order_key(c):
+    col = next((i for i, (k, m, _) in enumerate(COLUMNS) if k == c["kernel"] and m == c["mode"]), 9)
+    return (c["scenario"], c["topology"], c["variant"], c["lru"], col, c["repeat"] or 0, c["name"])
+
+
+def groups(cells):
+    """scenario -> [(cluster label, {column label: [cells]})], cluster = topology[/variant][/lru]."""
+    out = {}
+    for c in sorted(cells, key=order_key):
+        lab = c["topology"] + ("" if c["variant"] == "lab" else f"/{c['variant']}") + \
+            ("" if c["lru"] == "classic" else f"/{c['lru']}")
+        col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+        if col is None:
+            continue
+        gl = out.setdefault(c["scenario"], [])
+        if not gl or gl[-1][0] != lab:
+            gl.append((lab, {}))
+        gl[-1][1].setdefault(col, []).append(c)
+    return out
+
+
+# ---- documents: a list of blocks rendered to markdown and to HTML ---------
+
+def md_cell(t):
+    return str(t).replace("|", "\\|").replace("\n", " ")
+
+
+def render_md(blocks):
+    out = []
+    for b in blocks:
+        if b[0] == "h":
+            out.append("#" * b[1] + " " + b[2])
+        elif b[0] == "p":
+            out.append(b[1])
+        elif b[0] == "table":
+            hdr, rows = b[1], b[2]
+            out.append("| " + " | ".join(md_cell(h) for h in hdr) + " |")
+            out.append("|" + "|".join("---" for _ in hdr) + "|")
+            out += ["| " + " | ".join(md_cell(x) for x in r) + " |" for r in rows]
+        elif b[0] == "img":
+            out.append(f"![{b[2]}]({b[1]})")
+        out.append("")
+    return "\n".join(out)
+
+
+def render_html(blocks, root, title):
+    css = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em}"
+           "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;"
+           "text-align:left;font-size:90%}th{background:#eee}td.PASS{background:#dfd}"
+           "td.FAIL,td.HUNG,td.ERROR,td.ABORTED{background:#fdd}td.XFAIL{background:#ffd}"
+           "img{max-width:100%}code{background:#f4f4f4}")
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+           f"<style>{css}</style></head><body>"]
+    for b in blocks:
+        if b[0] == "h":
+            out.append(f"<h{b[1]}>{html.escape(b[2])}</h{b[1]}>")
+        elif b[0] == "p":
+            t = html.escape(b[1])
+            t = re.sub(r"`([^`]*)`", r"<code>\1</code>", t)
+            out.append(f"<p>{t}</p>")
+        elif b[0] == "table":
+            out.append("<table><tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in b[1]) + "</tr>")
+            for r in b[2]:
+                out.append("<tr>" + "".join(
+                    f"<td class='{html.escape(str(x))}'>{html.escape(str(x))}</td>" if str(x) in
+                    ("PASS", "FAIL", "XFAIL", "HUNG", "ERROR", "ABORTED") else f"<td>{html.escape(str(x))}</td>"
+                    for x in r) + "</tr>")
+            out.append("</table>")
+        elif b[0] == "img":
+            try:
+                with open(os.path.join(root, b[1]), "rb") as f:
+                    data = base64.b64encode(f.read()).decode()
+                out.append(f"<p><img alt='{html.escape(b[2])}' src='data:image/png;base64,{data}'></p>")
+            except OSError:
+                out.append(f"<p>(plot {html.escape(b[1])} missing)</p>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+# ---- the report -----------------------------------------------------------
+
+def git_commit():
+    try:
+        h = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
+                           text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", TOP, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (h or "unknown") + ("+uncommitted changes" if dirty else "")
+
+
+def cells_table(cells):
+    rows = []
+    for c in sorted(cells, key=order_key):
+        rows.append([c["name"], c["topology"], c["scenario"], c["mode"], c["kernel"], c["lru"],
+                     c["verdict"], "; ".join(c["notes"]) or "", fmt(c["wall_s"])])
+    return ("table", ["cell", "topology", "scenario", "mode", "kernel", "LRU", "verdict",
+                      "checks not passing", "wall s"], rows)
+
+
+def ab_blocks(scen, glist, used):
+    blocks = []
+    for lab, cols in glist:
+        present = [lbl for _, _, lbl in COLUMNS if lbl in cols]
+        nrep = max(len(v) for v in cols.values())
+        if not any(c["release"] or c["metrics"] for v in cols.values() for c in v):
+            blocks.append(("p", f"`{lab}`: no cell finished (" + ", ".join(
+                f"{c['name']} {c['verdict']}" for v in cols.values() for c in v) + ")."))
+            continue
+        hdr = ["metric", "off"]
+        for lbl in present:
+            if lbl != "off":
+                hdr += [lbl, f"{lbl}/off"]
+        rows = []
+        for key, label, _, _ in METRICS:
+            if key not in used:
+                continue
+            s = {lbl: summary([c["values"][key] for c in cols.get(lbl, [])]) for lbl in ("off",) + tuple(present)}
+            base = s["off"][0] if s.get("off") else None
+            row = [label, fmt_summary(s.get("off"), nrep)]
+            for lbl in present:
+                if lbl == "off":
+                    continue
+                row += [fmt_summary(s[lbl], nrep), fmt_ratio(ratio(s[lbl][0] if s[lbl] else None, base))]
+            rows.append(row)
+        rel = sorted({c["release"] for v in cols.values() for c in v if c["release"]})
+        note = f"`{lab}`" + (f", kernel {', '.join(rel)}" if rel else "")
+        if nrep > 1:
+            note += f"; median of up to {nrep} repeats (min..max), [n/N] where some repeats lack the value"
+        blocks += [("p", note), ("table", hdr, rows)]
+    return blocks
+
+
+def bench_blocks(cells):
+    """Comparisons that need repeats: medians, ratios, and stock vs mode off."""
+    rows = []
+    for scen, glist in groups(cells).items():
+        for lab, cols in glist:
+            if max(len(v) for v in cols.values()) < 2:
+                continue
+            where = f"{scen} on {lab}"
+
+            def med(lbl, key):
+                s = summary([c["values"][key] for c in cols.get(lbl, [])])
+                return s
+            label = {k: lbl for k, lbl, _, _ in METRICS}
+            for key, test in (("file_pageout", None), ("throughput", 0.03), ("files_per_s", -0.05),
+                              ("pause_p99", None)):
+                what = label[key]
+                off = med("off", key)
+                for lbl in ("global", "node"):
+                    if lbl not in cols:
+                        continue
+                    x = med(lbl, key)
+                    if off is None and x is None:
+                        continue
+                    r = ratio(x[0] if x else None, off[0] if off else None)
+                    if r is None:
+                        verdict = "n/a"
+                    elif test is None:
+                        verdict = "lower" if r < 1 else "higher" if r > 1 else "equal"
+                    elif test > 0:      # both ways: within test of off
+                        verdict = f"within {test:.0%}" if abs(r - 1) <= test else f"OUTSIDE {test:.0%}"
+                    else:               # one way: no worse than off by more than -test
+                        verdict = f">= {1 + test:.0%} of off" if r >= 1 + test else f"BELOW {1 + test:.0%} of off"
+                    rows.append([where, what, f"{lbl} vs off", fmt_summary(off, 2), fmt_summary(x, 2),
+                                 fmt_ratio(r), verdict])
+            if "stock" in cols and "off" in cols:
+                for key, label, _, _ in METRICS:
+                    off, st = med("off", key), med("stock", key)
+                    if off is None and st is None:
+                        continue
+                    if off is None or st is None:
+                        verdict = "n/a"
+                    else:
+                        # Indistinguishable: the two ranges of repeats overlap.
+                        verdict = "same within noise" if st[1] <= off[2] and off[1] <= st[2] else "DIFFERS"
+                    rows.append([where, label, "stock vs off", fmt_summary(off, 2), fmt_summary(st, 2),
+                                 fmt_ratio(ratio(st[0] if st else None, off[0] if off else None)), verdict])
+    if not rows:
+        return []
+    return [("h", 2, "Bench comparisons"),
+            ("p", "Medians of the repeats with min..max. Throughput must stay within 3% of mode off "
+                  "and fs_mark files/s within 5% (issue 4's smallfiles claim: >= 95% of off); "
+                  "the stock kernel and the series in mode off are the same within noise when the "
+                  "ranges of their repeats overlap."),
+            ("table", ["scenario / topology", "metric", "comparison", "baseline", "other", "ratio",
+                       "verdict"], rows)]
+
+
+def plot(root, scen, glist, used):
+    """One PNG per scenario: a panel per metric, bars per mode (gnuplot)."""
+    if not shutil.which("gnuplot") or not glist:
+        return None
+    keys = [(k, lbl) for k, lbl, _, _ in METRICS if k in used and any(
+        c["values"][k] is not None for _, cols in glist for v in cols.values() for c in v)]
+    present = [lbl for _, _, lbl in COLUMNS if any(lbl in cols for _, cols in glist)]
+    if not keys or not present:
+        return None
+    pdir = os.path.join(root, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", scen)
+    dat, png = os.path.join(pdir, f"ab-{safe}.dat"), os.path.join(pdir, f"ab-{safe}.png")
+    with open(dat, "w", encoding="utf-8") as f:
+        for key, _ in keys:
+            for lab, cols in glist:
+                row = [f'"{lab}"']
+                for lbl in present:
+                    s = summary([c["values"][key] for c in cols.get(lbl, [])])
+                    row += ["?", "?", "?"] if s is None else [repr(float(s[0])), repr(float(s[1])),
+                                                             repr(float(s[2]))]
+                f.write(" ".join(row) + "\n")
+            f.write("\n\n")
+
+    def arr(name, items):
+        return f"array {name}[{len(items)}] = [" + ", ".join(json.dumps(x) for x in items) + "]"
+    cmd = ["gnuplot", "-e", f"datafile={json.dumps(dat)}; outfile={json.dumps(png)}; "
+           f"title={json.dumps('scenario ' + scen + ': mode against mode')}; "
+           + arr("M", [lbl for _, lbl in keys]) + "; " + arr("L", present), GNUPLOT_AB]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(png):
+        print(f"report: gnuplot failed for {scen}: {(r.stderr.strip().splitlines() or ['?'])[-1]}",
+              file=sys.stderr)
+        return None
+    return os.path.relpath(png, root)
+
+
+def build(root):
+    cells = load_cells(root)
+    name = os.path.basename(os.path.abspath(root))
+    counts = {}
+    for c in cells:
+        counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
+    rel = sorted({c["release"] for c in cells if c["release"]})
+    stamps = {}
+    for c in cells:
+        if c["kernel_image"]:
+            stamps.setdefault(c["kernel"], set()).add(c["kernel_image"])
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    b = [("h", 1, f"dplab matrix: {name}"),
+         ("p", f"Generated {now} by `launch/report.py` from {len(cells)} cells' result.json; "
+               f"lab commit {git_commit()}; kernel {', '.join(rel) or 'n/a'}."),
+         ("p", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "no cells") +
+               ". XFAIL: passes only because a check failed as its scenario expects (reason shown).")]
+    for k, s in sorted(stamps.items()):
+        if len(s) > 1:
+            b.append(("p", f"WARNING: the {k} cells ran {len(s)} different kernel builds; "
+                           "RERUN=1 for a matrix of one build."))
+    b += [("h", 2, "Cells"), cells_table(cells)]
+    gs = groups(cells)
+    if gs:
+        b += [("h", 2, "A/B by scenario"),
+              ("p", "Ratios are against mode off of the same topology; n/a where a cell lacks the metric "
+                    "or off is 0. Sources in result.json metrics: " +
+                    "; ".join(f"{lbl} = {src}" for _, lbl, src, _ in METRICS) + ".")]
+    for scen, glist in gs.items():
+        used = [k for k, _, _, _ in METRICS if k in CORE or any(
+            c["values"][k] is not None for _, cols in glist for v in cols.values() for c in v)]
+        claim = next((read_json(os.path.join(c["dir"], "result.json")) or {}
+                      for _, cols in glist for v in cols.values() for c in v), {}).get("claim")
+        b.append(("h", 3, f"{scen}"))
+        if claim:
+            b.append(("p", f"Claim: {claim}"))
+        b += ab_blocks(scen, glist, used)
+        png = plot(root, scen, glist, used)
+        if png:
+            b.append(("img", png, f"{scen}: mode against mode"))
+    b += bench_blocks(cells)
+    return b, cells, name
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) == 2 else 2
+    root = argv[1]
+    if not os.path.isdir(root):
+        print(f"report: no directory '{root}'", file=sys.stderr)
+        return 2
+    blocks, cells, name = build(root)
+    if not cells:
+        print(f"report: no cells in {root} (no */result.json nor */cell.json)", file=sys.stderr)
+        return 2
+    for fn, text in (("report.md", render_md(blocks)),
+                     ("report.html", render_html(blocks, root, f"dplab matrix: {name}"))):
+        p = os.path.join(root, fn)
+        with open(p + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(p + ".tmp", p)
+    print(f"report: {os.path.relpath(os.path.join(root, 'report.md'))} and report.html "
+          f"({len(cells)} cells)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

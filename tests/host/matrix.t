@@ -1,0 +1,243 @@
+#!/bin/bash
+# Host tests of the matrix runner and its report, without booting anything:
+# cell enumeration from scenario files, bad selections, a fake runner
+# (DPLAB_RUNNER) for resume, hangs and parallel jobs, and hand-made
+# result.json trees for the report's tables.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+py=/usr/bin/python3
+fail=0
+pass() { echo "PASS: $1"; }
+bad() { echo "FAIL: $1: $2"; fail=1; }
+tmp=${KEEP_TMP:-$(mktemp -d)}; [ -n "$KEEP_TMP" ] || trap 'rm -rf "$tmp"' EXIT
+m() { $py launch/matrix.py --scenario-dir "$tmp/sc" --results "$tmp/results" "$@"; }
+
+# ---- enumeration ---------------------------------------------------------
+mkdir -p "$tmp/sc"
+cat >"$tmp/sc/alpha.sh" <<'S'
+TOPOLOGIES="uma 2node-asym"
+MODES="off node"
+TIMEOUT=60
+workload() { :; }
+check ok workload.exit == 0
+S
+cat >"$tmp/sc/beta.sh" <<'S'
+workload() { :; }
+check ok workload.exit == 0
+S
+ntopo=$(ls topologies | wc -l)
+
+out=$(m --scenarios alpha --list)
+want="uma-alpha-off-patched
+uma-alpha-node-patched
+2node-asym-alpha-off-patched
+2node-asym-alpha-node-patched"
+[ "$out" = "$want" ] && pass enum_scenario_topologies_modes || bad enum_scenario_topologies_modes "$out"
+
+n=$(m --scenarios beta --list | wc -l)
+[ "$n" -eq $((ntopo * 3)) ] && pass enum_defaults_all_topologies_modes || bad enum_defaults_all_topologies_modes "$n cells, want $((ntopo * 3))"
+
+out=$(m --scenarios alpha --topos 4node-ring --modes global --list)
+[ "$out" = "4node-ring-alpha-global-patched" ] && pass enum_selection_replaces || bad enum_selection_replaces "$out"
+
+out=$(m --scenarios alpha --topos uma --kernels patched,stock --lru classic,mglru --list | tr '\n' ' ')
+[ "$out" = "uma-alpha-off-patched uma-alpha-node-patched uma-alpha-off-stock uma-alpha-off-patched-mglru uma-alpha-node-patched-mglru uma-alpha-off-stock-mglru " ] \
+	&& pass enum_stock_once_and_mglru || bad enum_stock_once_and_mglru "$out"
+
+out=$(m --bench --scenarios alpha --repeats 3 --list)
+[ "$(wc -l <<<"$out")" -eq 9 ] && grep -qx 'uma-alpha-off-stock-r3' <<<"$out" && ! grep -q 2node-asym <<<"$out" \
+	&& pass enum_bench_repeats || bad enum_bench_repeats "$out"
+
+# Smoke, on the shipped scenarios and topologies: each at least once, modes rotate.
+out=$($py launch/matrix.py --smoke --list)
+miss=""
+for t in topologies/*; do grep -q "^${t##*/}-" <<<"$out" || miss="$miss ${t##*/}"; done
+for s in workloads/scenarios/*.sh; do s=${s##*/}; s=${s%.sh}; grep -q -- "-$s-" <<<"$out" || miss="$miss $s"; done
+modes=$(for mo in off global node; do grep -q -- "-$mo-patched" <<<"$out" && echo $mo; done | wc -l)
+[ -z "$miss" ] && [ "$modes" -eq 3 ] && grep -q -- '-mglru$' <<<"$out" && pass smoke_covers_everything \
+	|| bad smoke_covers_everything "missing:$miss modes=$modes"
+
+# ---- bad selections: one line, exit 2, nothing run -------------------------
+for k in "topos:--topos uma,nosuch:unknown topology 'nosuch'" \
+	"scenario:--scenarios alpha,gamma:unknown scenario 'gamma'" \
+	"mode:--modes off,fast:unknown mode 'fast'" \
+	"lru:--lru mglru,lfu:unknown LRU 'lfu'" \
+	"kernel:--kernels vanilla:unknown kernel 'vanilla'" \
+	"jobs:--jobs two:JOBS must be a whole number" \
+	"matrix:--matrix ../x:MATRIX must be a plain name"; do
+	IFS=: read -r name args want <<<"$k"
+	# shellcheck disable=SC2086
+	out=$(DPLAB_RUNNER=/bin/false m $args 2>&1); rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [[ $out == "matrix: "*"$want"* ]] && [ ! -e "$tmp/results" ] \
+		&& pass "bad_input.$name" || bad "bad_input.$name" "rc=$rc '$out'"
+done
+printf 'TOPOLOGIES="uma mars"\nworkload() { :; }\n' >"$tmp/sc/gamma.sh"
+out=$(m --scenarios gamma --list 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"gamma.sh: TOPOLOGIES names unknown topology 'mars'" ]] && pass bad_input.scenario_topology \
+	|| bad bad_input.scenario_topology "rc=$rc $out"
+rm "$tmp/sc/gamma.sh"
+
+# ---- running with a fake runner -------------------------------------------
+# The fake takes run.py's arguments, logs the cell, and writes a result.json
+# whose numbers depend on the mode; FAKE_HANG names a cell that sleeps.
+cat >"$tmp/fake-run" <<'F'
+#!/usr/bin/python3
+import json, os, sys, time
+a, argv = {}, sys.argv[1:]
+while argv:
+    k = argv.pop(0)
+    a[k] = True if k == "--quiet" else argv.pop(0)
+out = a["--out"]
+name = os.path.basename(out)
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(name + (" lru=" + a["--lru"] if "--lru" in a else "") + "\n")
+if name == os.environ.get("FAKE_HANG"):
+    time.sleep(60)
+os.makedirs(out, exist_ok=True)
+ok = a["--mode"] != "node"
+res = {"topology": a["--topo"], "scenario": os.path.basename(a["--scenario"]).removesuffix(".sh"),
+       "mode": a["--mode"], "kernel": a["--kernel"], "variant": "lab", "kernel_release": "6.1.0-fake",
+       "metrics": {"vmstat_delta": {"nr_vmscan_write": 100, "pswpout": 0}},
+       "checks": [{"name": "ok", "value": 1 if ok else 0, "expectation": "workload.exit == 0",
+                   "passed": ok, "status": "pass" if ok else "fail"}], "pass": ok}
+json.dump(res, open(os.path.join(out, "result.json"), "w"))
+sys.exit(0 if ok else 1)
+F
+chmod +x "$tmp/fake-run"
+export DPLAB_RUNNER="$tmp/fake-run" FAKE_LOG="$tmp/log"
+
+: >"$tmp/log"
+out=$(m --scenarios alpha --matrix t1 --no-report 2>&1); rc=$?
+n=$(wc -l <"$tmp/log")
+[ "$n" -eq 4 ] && [ $rc -eq 1 ] && [ -f "$tmp/results/t1/uma-alpha-off-patched/result.json" ] && \
+	grep -q '^\[1/4\] uma-alpha-off-patched PASS (.*elapsed .*ETA' <<<"$out" && \
+	grep -q '^\[.*uma-alpha-node-patched FAIL (ok) ' <<<"$out" \
+	&& pass run_all_cells_progress || bad run_all_cells_progress "rc=$rc runs=$n $out"
+: >"$tmp/log"
+out=$(m --scenarios alpha --matrix t1 --no-report 2>&1)
+[ ! -s "$tmp/log" ] && grep -q '4 cells, 4 done before, 0 to run' <<<"$out" && pass resume_skips_done \
+	|| bad resume_skips_done "$(cat "$tmp/log") $out"
+rm "$tmp/results/t1/2node-asym-alpha-off-patched/result.json"
+: >"$tmp/log"
+m --scenarios alpha --matrix t1 --no-report >/dev/null 2>&1
+[ "$(cat "$tmp/log")" = "2node-asym-alpha-off-patched" ] && pass resume_runs_missing || bad resume_runs_missing "$(cat "$tmp/log")"
+: >"$tmp/log"
+m --scenarios alpha --matrix t1 --rerun --no-report >/dev/null 2>&1
+[ "$(wc -l <"$tmp/log")" -eq 4 ] && pass rerun_runs_all || bad rerun_runs_all "$(cat "$tmp/log")"
+
+: >"$tmp/log"
+out=$(FAKE_HANG=uma-alpha-off-patched m --scenarios alpha --matrix t2 --cell-timeout 2 --no-report 2>&1); rc=$?
+st=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$tmp/results/t2/uma-alpha-off-patched/cell.json" 2>&1)
+[ $rc -eq 1 ] && [ "$st" = HUNG ] && [ "$(wc -l <"$tmp/log")" -eq 4 ] && grep -q 'uma-alpha-off-patched HUNG' <<<"$out" \
+	&& pass hung_cell_recorded_and_matrix_goes_on || bad hung_cell_recorded_and_matrix_goes_on "rc=$rc st=$st $out"
+: >"$tmp/log"
+m --scenarios alpha --matrix t2 --no-report >/dev/null 2>&1
+[ "$(cat "$tmp/log")" = "uma-alpha-off-patched" ] && pass resume_retries_hung || bad resume_retries_hung "$(cat "$tmp/log")"
+
+: >"$tmp/log"
+out=$(m --scenarios beta --topos uma,2node-sym,4node-ring --modes off,global --lru mglru --jobs 2 --matrix t3 --no-report 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c 'lru=mglru' "$tmp/log")" -eq 6 ] && [ "$(grep -c '^\[[1-6]/6\]' <<<"$out")" -eq 6 ] \
+	&& pass jobs2_runs_every_cell_once || bad jobs2_runs_every_cell_once "rc=$rc $(cat "$tmp/log") $out"
+
+out=$(DPLAB_RUNNER=/bin/false m --scenarios alpha --topos uma --modes off --matrix t4 --no-report 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'uma-alpha-off-patched ERROR' <<<"$out" && pass runner_error_is_error || bad runner_error_is_error "rc=$rc $out"
+unset DPLAB_RUNNER
+
+# ---- the report, from hand-made result.json trees ---------------------------
+$py - "$tmp/rep" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+def cell(name, mode, kernel, vm, checks, bw=None, p99=None, repeat=None, extra=None):
+    d = os.path.join(root, name); os.makedirs(d)
+    m = {"wall_s": 30.0}
+    if vm is not None:
+        m["vmstat_delta"] = vm
+    if bw is not None:
+        m["workloads"] = {"dirtier": {"bw_bytes_per_s": bw}, "hog": {"status": "complete"}}
+    if p99 is not None:
+        m["trace"] = {"balance_dirty_pages": {"pause_p99_ms": p99}}
+    ok = all(c["status"] in ("pass", "xfail") for c in checks)
+    json.dump({"topology": "2node-asym", "scenario": "imb", "claim": "pressure moves", "mode": mode,
+               "kernel": kernel, "variant": "lab", "kernel_release": "6.1.0-test", "metrics": m,
+               "checks": checks, "pass": ok}, open(os.path.join(d, "result.json"), "w"))
+    if extra:
+        json.dump(extra, open(os.path.join(d, "cell.json"), "w"))
+P = lambda n: {"name": n, "value": 1, "expectation": "x == 1", "passed": True, "status": "pass"}
+MiB = 2**20
+cell("2node-asym-imb-off-patched", "off", "patched",
+     {"nr_vmscan_write": 1000, "pswpout": 200, "nr_vmscan_immediate_reclaim": 50, "pgscan_direct": 0,
+      "allocstall_normal": 3, "allocstall_movable": 4, "oom_kill": 0}, [P("a")], bw=10 * MiB, p99=42.5)
+cell("2node-asym-imb-global-patched", "global", "patched",
+     {"nr_vmscan_write": 600, "pswpout": 200, "nr_vmscan_immediate_reclaim": 25, "pgscan_direct": 8,
+      "allocstall_normal": 7, "oom_kill": 0}, [P("a"), {"name": "dp_node", "value": 0,
+      "expectation": "trace.last_lowering_node == 0", "passed": False, "status": "xfail",
+      "reason": "claim false on 6.1"}], bw=9.5 * MiB)
+cell("2node-asym-imb-node-patched", "node", "patched", None,
+     [{"name": "wrote_enough", "value": 12, "expectation": "vmstat_delta.nr_written >= 65536",
+       "passed": False, "status": "fail"}])
+cell("2node-asym-imb-off-stock", "off", "stock",
+     {"nr_vmscan_write": 1000, "pswpout": 100, "oom_kill": 1}, [P("a")], bw=10 * MiB)
+d = os.path.join(root, "uma-imb-off-patched"); os.makedirs(d)
+json.dump({"name": "uma-imb-off-patched", "topology": "uma", "scenario": "imb", "mode": "off",
+           "kernel": "patched", "lru": "classic", "status": "HUNG",
+           "reason": "killed by the matrix after 360s"}, open(os.path.join(d, "cell.json"), "w"))
+PY
+out=$($py launch/report.py "$tmp/rep" 2>&1); rc=$?
+md="$tmp/rep/report.md"
+[ $rc -eq 0 ] && [ -s "$md" ] && [ -s "$tmp/rep/report.html" ] && pass report_written || bad report_written "rc=$rc $out"
+row() { grep -m1 "^| $1 |" "$md"; }
+# off 800, global 400 (0.50), node has no vmstat -> n/a, stock 900 (1.12)
+r=$(row 'file pageout (pages)')
+[ "$r" = "| file pageout (pages) | 800 | 400 | 0.50 | n/a | n/a | 900 | 1.12 |" ] && pass report_pageout_ratio || bad report_pageout_ratio "$r"
+r=$(row 'allocation stalls')
+[ "$r" = "| allocation stalls | 7 | 7 | 1.00 | n/a | n/a | n/a | n/a |" ] && pass report_allocstall_sum || bad report_allocstall_sum "$r"
+r=$(row 'throughput (MiB/s)')
+[ "$r" = "| throughput (MiB/s) | 10.0 | 9.50 | 0.95 | n/a | n/a | 10.0 | 1.00 |" ] && pass report_throughput || bad report_throughput "$r"
+r=$(row 'direct scans (pages)')
+[ "$r" = "| direct scans (pages) | 0 | 8 | n/a | n/a | n/a | n/a | n/a |" ] && pass report_ratio_off_zero_na || bad report_ratio_off_zero_na "$r"
+r=$(row 'pause p99 (ms)')
+[ "$r" = "| pause p99 (ms) | 42.5 | n/a | n/a | n/a | n/a | n/a | n/a |" ] && pass report_missing_na || bad report_missing_na "$r"
+r=$(row 2node-asym-imb-global-patched)
+[[ $r == *"| XFAIL | XFAIL dp_node: claim false on 6.1 |"* ]] && pass report_xfail_shown || bad report_xfail_shown "$r"
+r=$(row 2node-asym-imb-node-patched)
+[[ $r == *"| FAIL | FAIL wrote_enough: vmstat_delta.nr_written >= 65536, got 12 |"* ]] && pass report_failing_check_named || bad report_failing_check_named "$r"
+r=$(row uma-imb-off-patched)
+[[ $r == *"| HUNG | killed by the matrix after 360s |"* ]] && pass report_hung_cell || bad report_hung_cell "$r"
+grep -q 'Verdicts: 1 FAIL, 1 HUNG, 2 PASS, 1 XFAIL' "$md" && pass report_counts || bad report_counts "$(grep Verdicts "$md")"
+if command -v gnuplot >/dev/null; then
+	[ -s "$tmp/rep/plots/ab-imb.png" ] && grep -q "src='data:image/png;base64," "$tmp/rep/report.html" \
+		&& pass report_plot_inline || bad report_plot_inline "no plot: $out"
+else
+	echo "XFAIL: report_plot_inline: gnuplot not installed"
+fi
+out=$($py launch/report.py "$tmp/nosuch" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && pass report_bad_dir || bad report_bad_dir "rc=$rc $out"
+
+# Repeats: median and range; stock vs off equivalence by overlapping ranges.
+$py - "$tmp/bench" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+MiB = 2**20
+vals = {("off", "patched"): [(900, 10.0), (1000, 10.2), (1100, 9.9)],
+        ("global", "patched"): [(500, 9.8), (400, 10.0), (450, 10.1)],
+        ("off", "stock"): [(1500, 10.1), (1600, 10.0), (1700, 9.9)]}
+for (mode, kernel), rs in vals.items():
+    for i, (po, bw) in enumerate(rs, 1):
+        d = os.path.join(root, f"uma-cp-{mode}-{kernel}-r{i}"); os.makedirs(d)
+        json.dump({"topology": "uma", "scenario": "cp", "mode": mode, "kernel": kernel,
+                   "kernel_release": "6.1.0-test",
+                   "metrics": {"vmstat_delta": {"nr_vmscan_write": po, "pswpout": 0},
+                               "workloads": {"dirtier": {"bw_bytes_per_s": bw * MiB}}},
+                   "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
+PY
+$py launch/report.py "$tmp/bench" >/dev/null 2>&1
+md="$tmp/bench/report.md"
+r=$(row 'file pageout (pages)')
+[ "$r" = "| file pageout (pages) | 1000 (900..1100) | 450 (400..500) | 0.45 | 1600 (1500..1700) | 1.60 |" ] \
+	&& pass bench_median_range || bad bench_median_range "$r"
+grep -q '^| cp on uma | throughput (MiB/s) | global vs off | 10.0 (9.90..10.2) | 10.0 (9.80..10.1) | 1.00 | within 3% |' "$md" \
+	&& pass bench_throughput_within || bad bench_throughput_within "$(grep 'throughput | global' "$md")"
+grep -q '^| cp on uma | file pageout (pages) | stock vs off | .* | DIFFERS |' "$md" && \
+	grep -q '^| cp on uma | throughput (MiB/s) | stock vs off | .* | same within noise |' "$md" \
+	&& pass bench_stock_equivalence || bad bench_stock_equivalence "$(grep 'stock vs off' "$md")"
+exit $fail

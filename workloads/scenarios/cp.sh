@@ -1,0 +1,18 @@
+# cp: the seed's plain large sequential write, no hog.  The pressure stays
+# at or above 512 (the seed reports ~512 during cp /dev/zero); throughput
+# against mode off is compared in `make bench` (these machines are noisy).
+CLAIM="a plain large sequential write keeps the pressure >= 512"
+TOPOLOGIES="2node-sym uma"
+TIMEOUT=240
+
+workload() {
+	start dd dd if=/dev/zero of="$TEST_DIR/big" bs=1M count=1536
+	finish dd
+	sync
+	return 0
+}
+
+check workload_exit       workload.exit == 0
+check kernel_clean        console.problems == 0
+check dd_complete         guest.exit_dd == 0
+check pressure_stays_high trace.pressure.global.min >= 512

@@ -1,0 +1,24 @@
+# fastdown: every fast-down value is 1024 >> (DEF_PRIORITY + 1 - priority)
+# of the shrink batch that caused it, matched against the nearest preceding
+# vmscan:mm_vmscan_lru_shrink_inactive on the same node.
+CLAIM="each fast-down value equals 1024 >> (13 - priority) of the shrink batch that caused it"
+TOPOLOGIES="2node-asym 8node-tiny"
+SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
+TIMEOUT=240
+
+workload() {
+	start hog "$BIN/hog" --node 0 --size "${HOG_SIZE:-$(( $(sed -n 's/.*MemTotal: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node0/meminfo) * 3 / 4 / 1024 ))M}" \
+		--ramp 2 --duration 40 --report "$(report hog)"
+	sleep 4
+	start dirtier "$BIN/dirtier" --node 0 --file "$TEST_DIR/f" --size 640M --bs 1M --report "$(report dirtier)"
+	finish dirtier
+	stop hog
+	return 0
+}
+
+check workload_exit         workload.exit == 0
+check kernel_clean          console.problems == 0
+check fast_down_seen        trace.pressure.node0.fast_down > 0
+check formula_never_wrong   trace.pressure.node0.fast_down_formula_bad == 0
+check priority_matches_scan trace.pressure.node0.fast_down_priority_unmatched == 0
+check every_fast_down_has_a_scan trace.pressure.node0.fast_down_no_preceding_scan == 0

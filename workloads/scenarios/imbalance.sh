@@ -1,0 +1,29 @@
+# imbalance: the kernel-map baseline.  A dirtier bound to the small node 0 of
+# 2node-asym and an anonymous hog on the same node: reclaim on node 0 meets
+# dirty page cache.  The series must see it (fast-down events, recorded
+# against node 0); the off/global/node comparison of file pageout, immediate
+# reclaim, direct scans, OOM kills and throughput is in the matrix report.
+CLAIM="reclaim meeting dirty pages on the small node lowers the pressure, recorded against that node"
+TOPOLOGIES="2node-asym"
+SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
+TIMEOUT=300
+
+workload() {
+	sample_start 1
+	start hog "$BIN/hog" --node 0 --size 380M --ramp 2 --duration 60 --report "$(report hog)" --report-every 1
+	sleep 4
+	start dirtier "$BIN/dirtier" --node 0 --file "$TEST_DIR/big" --size 1G --bs 1M --report "$(report dirtier)"
+	finish dirtier
+	stop hog
+	metric dirty_pressure_node "$(dp dirty_pressure_node)"
+	metric dirty_pressure_min_sampled "$(awk 'NR > 1 && ($2 < m || m == "") { m = $2 } END { print m + 0 }' "$OUT/pressure.tsv")"
+	return 0
+}
+
+check workload_exit        workload.exit == 0
+check kernel_clean         console.problems == 0
+check dirtier_complete     guest.exit_dirtier == 0
+check fast_down_seen       trace.pressure.node0.fast_down > 0
+check lowered_by_node0     guest.dirty_pressure_node == 0
+check no_other_node_lowered trace.pressure.node1.fast_down == 0
+check pressure_event_traced trace.meta.has_dirty_pressure_event == 1

@@ -1,0 +1,36 @@
+# node-isolation: the question the 2010 author left open.  Squeeze node 0 of
+# 4node-ring (hog + bound dirtier).  Mode global lowers everyone's limits as
+# in 2010; mode node lowers the global effective pressure only by node 0's
+# share of dirtyable memory (<= 1/4 here), and steers new dirty pages of an
+# unbound dirtier running on node 0's CPU away from node 0.
+CLAIM="one pressured node lowers the global limits only by its share (mode node) and its new dirty pages move elsewhere"
+TOPOLOGIES="4node-ring 8node-tiny"
+SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
+TIMEOUT=300
+
+workload() {
+	n0_mb=$(( $(sed -n 's/.*MemTotal: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node0/meminfo) / 1024 ))
+	sample_start 1
+	start hog "$BIN/hog" --node 0 --size $((n0_mb * 3 / 4))M --ramp 2 --duration 120 --report "$(report hog)"
+	sleep 4
+	start bound "$BIN/dirtier" --node 0 --file "$TEST_DIR/bound" --size 640M --bs 1M --report "$(report bound)"
+	finish bound
+	metric node0_pressure_after_squeeze "$(awk '$1 == 0 { print $2 }' /sys/kernel/debug/vm/dirty_pressure_nodes)"
+	# Unbound: default policy, on node 0's CPU, while node 0 is still squeezed.
+	start unbound taskset -c "$(cut -d, -f1 /sys/devices/system/node/node0/cpulist | cut -d- -f1)" \
+		"$BIN/dirtier" --policy default --file "$TEST_DIR/unbound" --size 128M --bs 1M --report "$(report unbound)"
+	finish unbound
+	stop hog
+	total=$(jq '[.pagecache_pages_node[]] | add' "$(report unbound)")
+	[ "${total:-0}" -gt 0 ] && metric unbound_node0_share "$(jq '.pagecache_pages_node[0] / ([.pagecache_pages_node[]] | add)' "$(report unbound)")"
+	metric effective_min_sampled "$(awk 'NR > 1 && ($2 < m || m == "") { m = $2 } END { print m + 0 }' "$OUT/pressure.tsv")"
+	return 0
+}
+
+check workload_exit          workload.exit == 0
+check kernel_clean           console.problems == 0
+check node0_pressured        trace.pressure.node0.fast_down > 0
+check global_drops_as_2010   trace.pressure.global.min < 512 if mode=global
+check node_mode_limits_share trace.pressure.global.min >= 768 if mode=node
+check node_mode_sampled      guest.effective_min_sampled >= 768 if mode=node
+check dirty_steered_away     guest.unbound_node0_share < 0.25 if mode=node
