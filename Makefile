@@ -17,7 +17,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl 
 	xz-utils cpio kmod jq python3 xvfb xauth imagemagick valgrind gcc make pkg-config
 
 .PHONY: help deps kernel kunit run test test-host test-lab check-series tools workloads analysis \
-	view matrix matrix-smoke bench clean distclean
+	view matrix matrix-smoke bench docs clean distclean
 
 help:
 	@echo "dplab: dynamic dirty pressure for Linux 6.1, and the NUMA lab that tests it"
@@ -32,6 +32,7 @@ help:
 	@echo "  make view OUT=dir         open a run's trace in KernelShark with its session and plugin"
 	@echo "  make deps                 install missing Debian packages ($(words $(DEB_PACKAGES)) packages)"
 	@echo "  make tools                build the workloads and the analyser into $(BIN)/"
+	@echo "  make docs                 regenerate docs/scenarios.md from the scenarios and results/"
 	@echo
 	@echo "Topologies: $(notdir $(wildcard topologies/*))"
 	@echo "Scenarios:  $(basename $(notdir $(wildcard workloads/scenarios/*.sh)))"
@@ -77,6 +78,9 @@ view:
 	@test -n "$(OUT)" || { echo "make view: give OUT=<results dir>"; exit 2; }
 	@launch/view.sh "$(OUT)"
 
+docs:
+	@$(PYTHON) launch/scenarios-doc.py
+
 clean:
 	rm -rf build/bin build/bin-asan
 	@if [ -f workloads/Makefile ]; then $(MAKE) -s -C workloads clean; fi
@@ -84,3 +88,32 @@ clean:
 
 distclean:
 	rm -rf build results
+
+# The topology matrix (issue 6): launch/matrix.py, report in results/<matrix>/report.{md,html}.
+# Lists take commas: TOPOS=uma,2node-asym SCENARIOS= MODES=off,global LRU=classic,mglru
+# KERNELS=patched,stock JOBS=n MATRIX=name RERUN=1 REPEATS=n CELL_TIMEOUT=s.
+comma := ,
+MATRIX_ARGS = $(if $(TOPOS),--topos "$(TOPOS)") $(if $(SCENARIOS),--scenarios "$(SCENARIOS)") \
+	$(if $(MODES),--modes "$(MODES)") $(if $(LRU),--lru "$(LRU)") $(if $(KERNELS),--kernels "$(KERNELS)") \
+	$(if $(JOBS),--jobs "$(JOBS)") $(if $(MATRIX),--matrix "$(MATRIX)") $(if $(filter 1 yes,$(RERUN)),--rerun) \
+	$(if $(REPEATS),--repeats "$(REPEATS)") $(if $(CELL_TIMEOUT),--cell-timeout "$(CELL_TIMEOUT)") \
+	--variant "$(VARIANT)"
+# Selection checked first (one line, exit 2) so bad input never waits for a kernel build;
+# then every kernel the cells boot is built or found up to date; $(1) is the default list.
+matrix_kernels = @for k in $(subst $(comma), ,$(or $(KERNELS),$(1))); do \
+	case $$k in patched|stock) launch/kernel.sh $$k $(VARIANT) || exit 1;; esac; done
+
+matrix: deps tools
+	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS) --list >/dev/null
+	$(call matrix_kernels,patched)
+	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS)
+
+matrix-smoke: deps tools
+	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS) --list >/dev/null
+	$(call matrix_kernels,patched)
+	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS)
+
+bench: deps tools
+	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS) --list >/dev/null
+	$(call matrix_kernels,patched stock)
+	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS)
