@@ -1,0 +1,213 @@
+#!/bin/sh
+# plots.sh OUT_DIR: draw OUT/tsv/*.tsv (written by dpanalyze) into OUT/plots/*.png and an
+# OUT/plots/index.html showing them together.  gnuplot (pngcairo, 1280x720), the tool the
+# original series was argued with.  A picture whose events are not in the trace is left out
+# and the index says why.
+set -u
+prog=plots.sh
+case ${1:-} in
+-h|--help)
+	echo "Usage: $prog OUT_DIR"
+	echo "Reads OUT_DIR/tsv/*.tsv (from dpanalyze --out OUT_DIR), writes OUT_DIR/plots/*.png"
+	echo "and OUT_DIR/plots/index.html."
+	exit 0 ;;
+"") echo "$prog: missing OUT_DIR (see --help)" >&2; exit 2 ;;
+esac
+[ $# -eq 1 ] || { echo "$prog: exactly one OUT_DIR expected (see --help)" >&2; exit 2; }
+out=$1
+tsv=$out/tsv
+[ -d "$tsv" ] || { echo "$prog: $tsv: no such directory (run dpanalyze --out $out first)" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "$prog: gnuplot not installed (apt-get install gnuplot-nox)" >&2; exit 2; }
+plots=$out/plots
+mkdir -p "$plots" || exit 2
+missing=
+drawn=
+
+has() { [ -s "$tsv/$1.tsv" ] && [ "$(wc -l <"$tsv/$1.tsv")" -gt 1 ]; }
+steps() {	# NODE: pressure of that node as "time value" rows from 0 to the end of the run
+	awk -F'\t' -v OFS='\t' -v dur="$dur" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+			print "time_s", "pressure"; next }
+		NR == 2 { print 0, $c["old"] } { print $c["time_s"], $c["new"]; last = $c["new"] }
+		END { if (NR > 1) print dur, last }' "$tsv/dirty_pressure.node$1.tsv" >"$plots/.steps.node$1"
+}
+nodes() {	# NAME: node numbers having a TSV for that event
+	for f in "$tsv/$1".node*.tsv; do
+		[ -e "$f" ] || continue
+		f=${f##*.node}; echo "${f%.tsv}"
+	done | sort -n
+}
+col() {	# FILE NAME: true when the header has that column
+	head -1 "$1" | tr '\t' '\n' | grep -qx "$2"
+}
+
+dur=$(for f in "$tsv"/*.tsv; do tail -1 "$f" | cut -f1; done | sort -g | tail -1)
+dur=${dur:-1}
+common='set terminal pngcairo size 1280,720 noenhanced font "DejaVu Sans,11"
+set datafile separator "\t"
+set datafile columnheaders
+set key below horizontal box height 1
+set xlabel offset 0,1.2
+set grid
+set xlabel "time since trace start (s)"
+set style data lines
+MiB(p) = p * 4096.0 / 1048576
+set xrange [0:'"$dur"']'
+
+run_gp() {	# PNG TITLE: gnuplot script on stdin
+	png=$1
+	if gnuplot >"$plots/$png.log" 2>&1; then
+		rm -f "$plots/$png.log"
+		drawn="$drawn $png"
+	else
+		echo "$prog: gnuplot failed for $png: $(head -1 "$plots/$png.log")" >&2
+		missing="$missing $png:gnuplot_failed"
+	fi
+}
+
+# ---- dirty pages against the thresholds, pressure on y2 ----
+if has global_dirty_state; then
+	gds=$tsv/global_dirty_state.tsv
+	extra=
+	if col "$gds" pressure; then
+		extra=", \"$gds\" using (column(\"time_s\")):(column(\"pressure\")) axes x1y2 lw 2 lc rgb \"black\" title \"pressure (global_dirty_state)\", \"$gds\" using (column(\"time_s\")):(column(\"pressure\") > 0 ? MiB(column(\"background_thresh\")) * 1024.0 / column(\"pressure\") : 1/0) dt 2 lc rgb \"#1f77b4\" title \"bg_thresh unscaled (x1024/pressure)\""
+	fi
+	for n in $(nodes dirty_pressure); do
+		steps "$n"
+		extra="$extra, \"$plots/.steps.node$n\" using 1:2 with steps axes x1y2 lw 2 title \"pressure node $n\""
+	done
+	run_gp dirty.png "Dirty pages, thresholds and pressure" <<EOF
+$common
+set output "$plots/dirty.png"
+set title "Dirty pages against background threshold, freerun ceiling and limit (global domain)"
+set ylabel "pages (MiB)"
+set y2label "dirty pressure (0..1024)"
+set y2range [0:1100]
+set y2tics 128
+set ytics nomirror
+plot "$gds" using (column("time_s")):(MiB(column("nr_dirty"))) lw 2 lc rgb "#d62728" title "dirty", \
+     "$gds" using (column("time_s")):(MiB(column("nr_writeback"))) lc rgb "#ff9896" title "writeback", \
+     "$gds" using (column("time_s")):(MiB(column("background_thresh"))) lw 2 lc rgb "#1f77b4" title "bg_thresh", \
+     "$gds" using (column("time_s")):(MiB((column("background_thresh") + column("dirty_thresh")) / 2)) lc rgb "#2ca02c" title "freerun ceiling", \
+     "$gds" using (column("time_s")):(MiB(column("dirty_thresh"))) lw 2 lc rgb "#9467bd" title "thresh", \
+     "$gds" using (column("time_s")):(MiB(column("dirty_limit"))) dt 3 lc rgb "#8c564b" title "limit"$extra
+EOF
+else
+	missing="$missing dirty.png:no_global_dirty_state_events"
+fi
+
+# ---- pressure per node, with fast_down / slow_up marked ----
+pn=$(nodes dirty_pressure)
+if [ -n "$pn" ]; then
+	cnt=$(echo "$pn" | wc -w)
+	{
+		echo "$common"
+		echo "set output \"$plots/pressure.png\""
+		echo "set multiplot layout $cnt,1 title \"Dirty pressure per node (fast_down red, slow_up green)\""
+		echo "set yrange [0:1100]"
+		echo "set ytics 256"
+		echo "set ylabel \"pressure (0..1024)\""
+		for n in $pn; do
+			f=$tsv/dirty_pressure.node$n.tsv
+			echo "set title \"node $n\""
+			steps "$n"
+			echo "plot \"$plots/.steps.node$n\" using 1:2 with steps lw 2 lc rgb \"black\" title \"pressure\", \\"
+			echo "     \"$f\" using (column(\"time_s\")):(column(\"reason\") == 0 ? column(\"new\") : 1/0) with points pt 11 ps 1.5 lc rgb \"#d62728\" title \"fast_down\", \\"
+			echo "     \"$f\" using (column(\"time_s\")):(column(\"reason\") == 1 ? column(\"new\") : 1/0) with points pt 7 ps 0.5 lc rgb \"#2ca02c\" title \"slow_up\""
+		done
+		echo "unset multiplot"
+	} >"$plots/pressure.gp"
+	# not a pipe: run_gp must run in this shell to record what it drew
+	run_gp pressure.png "Dirty pressure per node" <"$plots/pressure.gp"
+	rm -f "$plots/pressure.gp"
+else
+	missing="$missing pressure.png:no_dirty_pressure_events(kernel_without_the_series?)"
+fi
+
+# ---- pause and paused per balance_dirty_pages call ----
+if has balance_dirty_pages; then
+	b=$tsv/balance_dirty_pages.tsv
+	run_gp pause.png "balance_dirty_pages pause and paused" <<EOF
+$common
+set output "$plots/pause.png"
+set title "balance_dirty_pages: per call (10..200 ms is the target band)"
+set ylabel "ms"
+set style data points
+set object 1 rect from graph 0, first 10 to graph 1, first 200 fc rgb "#e8f4e8" fs solid 0.5 behind
+plot "$b" using (column("time_s")):(column("pause")) pt 7 ps 0.6 lc rgb "#1f77b4" title "pause", \
+     "$b" using (column("time_s")):(column("paused")) pt 6 ps 0.6 lc rgb "#d62728" title "paused (already in this call)", \
+     "$b" using (column("time_s")):(column("think")) pt 1 ps 0.4 lc rgb "#7f7f7f" title "think"
+EOF
+else
+	missing="$missing pause.png:no_balance_dirty_pages_events"
+fi
+
+# ---- write bandwidth against its estimate, and the ratelimits ----
+if has bdi_dirty_ratelimit; then
+	w=$tsv/bdi_dirty_ratelimit.tsv
+	run_gp bandwidth.png "Write bandwidth and ratelimits" <<EOF
+$common
+set output "$plots/bandwidth.png"
+set title "Write bandwidth against its estimate, and the dirty ratelimits"
+set ylabel "MB/s (1 MB = 1024 kB)"
+plot "$w" using (column("time_s")):(column("write_bw") / 1024.0) lw 2 lc rgb "#1f77b4" title "write_bw", \
+     "$w" using (column("time_s")):(column("avg_write_bw") / 1024.0) lw 2 lc rgb "#ff7f0e" title "avg_write_bw (estimate)", \
+     "$w" using (column("time_s")):(column("dirty_rate") / 1024.0) lc rgb "#d62728" title "dirty_rate", \
+     "$w" using (column("time_s")):(column("dirty_ratelimit") / 1024.0) dt 2 lc rgb "#2ca02c" title "dirty_ratelimit", \
+     "$w" using (column("time_s")):(column("balanced_dirty_ratelimit") / 1024.0) dt 3 lc rgb "#9467bd" title "balanced_dirty_ratelimit"
+EOF
+else
+	missing="$missing bandwidth.png:no_bdi_dirty_ratelimit_events"
+fi
+
+# ---- pageout and reclaim rates, in bins of about 1/100 of the run ----
+binw=$(awk -v d="$dur" 'BEGIN { b = d / 100; if (b < 0.01) b = 0.01; printf "%.3f", b }')
+series=
+if has mm_vmscan_write_folio; then
+	f=$tsv/mm_vmscan_write_folio.tsv
+	series="$series \"$f\" using (bin(column(\"time_s\"))):((int(column(\"reclaim_flags\")) & 2) ? 1.0/bw : 0) smooth frequency with boxes fs transparent solid 0.5 lc rgb \"#d62728\" title \"file pageout (pages/s)\","
+	series="$series \"$f\" using (bin(column(\"time_s\"))):((int(column(\"reclaim_flags\")) & 1) ? 1.0/bw : 0) smooth frequency with boxes fs transparent solid 0.5 lc rgb \"#ff9896\" title \"anon pageout (pages/s)\","
+fi
+for n in $(nodes mm_vmscan_lru_shrink_inactive); do
+	f=$tsv/mm_vmscan_lru_shrink_inactive.node$n.tsv
+	series="$series \"$f\" using (bin(column(\"time_s\"))):(column(\"nr_reclaimed\")/bw) smooth frequency with boxes fs transparent solid 0.3 title \"node $n reclaimed (pages/s)\","
+	series="$series \"$f\" using (bin(column(\"time_s\"))):(column(\"nr_dirty\")/bw) smooth frequency with boxes fs empty border title \"node $n dirty met by reclaim (pages/s)\","
+done
+if [ -n "$series" ]; then
+	run_gp reclaim.png "Pageout and reclaim rates" <<EOF
+$common
+set output "$plots/reclaim.png"
+set title "Pageout by reclaim and reclaim rates (bins of $binw s)"
+set ylabel "pages/s"
+bw = $binw
+bin(t) = bw * floor(t / bw) + bw / 2
+set boxwidth bw
+plot ${series%,}
+EOF
+else
+	missing="$missing reclaim.png:no_vmscan_events"
+fi
+
+# ---- index ----
+{
+	echo "<!doctype html><html><head><meta charset=\"utf-8\"><title>dplab plots</title>"
+	echo "<style>body{font-family:sans-serif;max-width:1300px}img{width:100%;border:1px solid #ccc}</style></head><body>"
+	echo "<h1>Run plots</h1>"
+	for d in $drawn; do
+		case $d in
+		dirty.png) ti="Dirty pages, thresholds and pressure" ;;
+		pressure.png) ti="Dirty pressure per node" ;;
+		pause.png) ti="balance_dirty_pages pause and paused per call" ;;
+		bandwidth.png) ti="Write bandwidth against its estimate" ;;
+		*) ti="Pageout and reclaim rates" ;;
+		esac
+		echo "<h2>$ti</h2><img src=\"$d\" alt=\"$ti\">"
+	done
+	if [ -n "$missing" ]; then
+		echo "<h2>Not drawn</h2><ul>"
+		for m in $missing; do echo "<li>${m%%:*}: $(echo "${m#*:}" | tr _ ' ')</li>"; done
+		echo "</ul>"
+	fi
+	echo "</body></html>"
+} >"$plots/index.html"
+rm -f "$plots"/.steps.node*
+echo "$prog: $(echo $drawn | wc -w) plots in $plots${missing:+ (not drawn:$missing)}"
