@@ -1,0 +1,25 @@
+#!/bin/bash
+# make matrix-smoke: every topology and every scenario at least once.  Each
+# check of each cell becomes one line: PASS, FAIL (fail, xpass, unmeasurable)
+# or XFAIL with the scenario's reason.  A cell without result.json (hung,
+# could not run) is one FAIL.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+dir=results/test-matrix-smoke
+/usr/bin/python3 launch/matrix.py --smoke --matrix test-matrix-smoke --rerun >&2
+cells=$(/usr/bin/python3 launch/matrix.py --smoke --list)
+fail=0
+for c in $cells; do
+	r=$dir/$c/result.json
+	if [ ! -f "$r" ]; then
+		echo "FAIL: $c: no result.json ($(tail -1 "$dir/$c/console.log" 2>/dev/null | cut -c1-120))"
+		fail=1
+		continue
+	fi
+	jq -r --arg c "$c" '.checks[] |
+		if .status == "pass" then "PASS: \($c).\(.name)"
+		elif .status == "xfail" then "XFAIL: \($c).\(.name): \(.reason)"
+		else "FAIL: \($c).\(.name): \(.status): \(.expectation), got \(.value)\(if .reason then " (" + .reason + ")" else "" end)" end' "$r"
+	jq -e '.pass' "$r" >/dev/null || fail=1
+done
+exit $fail
