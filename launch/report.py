@@ -78,18 +78,26 @@ def _workload_sum(m, keys):
     return sum(v) if v else None
 
 
+def _guest_sum(m, suffix):
+    g = m.get("guest")
+    v = [_num(x) for k, x in g.items() if k.endswith(suffix)] if isinstance(g, dict) else []
+    v = [x for x in v if x is not None]
+    return sum(v) if v else None
+
+
 def throughput(m):
+    # The workloads' reports; else what the scenario measured itself
+    # (`metric <name>_bw_bytes_per_s ...` in the guest).
     v = _workload_sum(m, ("bw_bytes_per_s",))
+    if v is None:
+        v = _guest_sum(m, "bw_bytes_per_s")
     return None if v is None else v / 2**20
 
 
 def files_per_s(m):
-    v = _workload_sum(m, ("files_per_s", "files_per_sec"))
-    if v is None:
-        g = m.get("guest")
-        if isinstance(g, dict):
-            v = _get(g, "fs_mark.files_per_s") or _get(g, "fsmark.files_per_s") or _get(g, "files_per_s")
-    return v
+    # smallfiles: `metric fs_mark_files_per_s` in the guest.
+    v = _guest_sum(m, "files_per_s")
+    return v if v is not None else _workload_sum(m, ("files_per_s",))
 
 
 # key, label, how it is computed (printed under the tables), function
@@ -102,10 +110,11 @@ METRICS = [
      lambda m: _get(m, "vmstat_delta.pgscan_direct")),
     ("allocstall", "allocation stalls", "sum of vmstat_delta.allocstall_*", allocstall),
     ("oom_kill", "OOM kills", "vmstat_delta.oom_kill", lambda m: _get(m, "vmstat_delta.oom_kill")),
-    ("throughput", "throughput (MiB/s)", "sum of workloads.*.bw_bytes_per_s / 2^20", throughput),
+    ("throughput", "throughput (MiB/s)",
+     "sum of workloads.*.bw_bytes_per_s (else of guest.*bw_bytes_per_s) / 2^20", throughput),
     ("pause_p99", "pause p99 (ms)", "trace.balance_dirty_pages.pause_p99_ms",
      lambda m: _get(m, "trace.balance_dirty_pages.pause_p99_ms")),
-    ("files_per_s", "fs_mark files/s", "sum of workloads.*.files_per_s (or guest.fs_mark.files_per_s)",
+    ("files_per_s", "fs_mark files/s", "guest.fs_mark_files_per_s (sum of guest.*files_per_s)",
      files_per_s),
 ]
 # Always in the A/B tables; the others only where some cell has them.

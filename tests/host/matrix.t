@@ -218,25 +218,32 @@ $py - "$tmp/bench" <<'PY'
 import json, os, sys
 root = sys.argv[1]
 MiB = 2**20
-vals = {("off", "patched"): [(900, 10.0), (1000, 10.2), (1100, 9.9)],
-        ("global", "patched"): [(500, 9.8), (400, 10.0), (450, 10.1)],
-        ("off", "stock"): [(1500, 10.1), (1600, 10.0), (1700, 9.9)]}
+vals = {("off", "patched"): [(900, 10.0, 100), (1000, 10.2, 110), (1100, 9.9, 105)],
+        ("global", "patched"): [(500, 9.8, 99), (400, 10.0, 101), (450, 10.1, 100)],
+        ("node", "patched"): [(500, 9.0, 90), (400, 9.1, 91), (450, 9.2, 92)],
+        ("off", "stock"): [(1500, 10.1, 100), (1600, 10.0, 100), (1700, 9.9, 100)]}
 for (mode, kernel), rs in vals.items():
-    for i, (po, bw) in enumerate(rs, 1):
+    for i, (po, bw, fps) in enumerate(rs, 1):
         d = os.path.join(root, f"uma-cp-{mode}-{kernel}-r{i}"); os.makedirs(d)
         json.dump({"topology": "uma", "scenario": "cp", "mode": mode, "kernel": kernel,
                    "kernel_release": "6.1.0-test",
                    "metrics": {"vmstat_delta": {"nr_vmscan_write": po, "pswpout": 0},
-                               "workloads": {"dirtier": {"bw_bytes_per_s": bw * MiB}}},
+                               "workloads": {"dirtier": {"bw_bytes_per_s": bw * MiB}},
+                               "guest": {"fs_mark_files_per_s": fps}},
                    "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
 PY
 $py launch/report.py "$tmp/bench" >/dev/null 2>&1
 md="$tmp/bench/report.md"
 r=$(row 'file pageout (pages)')
-[ "$r" = "| file pageout (pages) | 1000 (900..1100) | 450 (400..500) | 0.45 | 1600 (1500..1700) | 1.60 |" ] \
+[ "$r" = "| file pageout (pages) | 1000 (900..1100) | 450 (400..500) | 0.45 | 450 (400..500) | 0.45 | 1600 (1500..1700) | 1.60 |" ] \
 	&& pass bench_median_range || bad bench_median_range "$r"
 grep -q '^| cp on uma | throughput (MiB/s) | global vs off | 10.0 (9.90..10.2) | 10.0 (9.80..10.1) | 1.00 | within 3% |' "$md" \
 	&& pass bench_throughput_within || bad bench_throughput_within "$(grep 'throughput | global' "$md")"
+grep -q '^| cp on uma | throughput (MiB/s) | node vs off | .* | 0.91 | OUTSIDE 3% |' "$md" \
+	&& pass bench_throughput_outside || bad bench_throughput_outside "$(grep 'throughput (MiB/s) | node' "$md")"
+grep -q '^| cp on uma | fs_mark files/s | global vs off | 105 (100..110) | 100 (99..101) | 0.95 | >= 95% of off |' "$md" && \
+	grep -q '^| cp on uma | fs_mark files/s | node vs off | .* | 0.87 | BELOW 95% of off |' "$md" \
+	&& pass bench_files_per_s || bad bench_files_per_s "$(grep 'files/s | [gn]' "$md")"
 grep -q '^| cp on uma | file pageout (pages) | stock vs off | .* | DIFFERS |' "$md" && \
 	grep -q '^| cp on uma | throughput (MiB/s) | stock vs off | .* | same within noise |' "$md" \
 	&& pass bench_stock_equivalence || bad bench_stock_equivalence "$(grep 'stock vs off' "$md")"
