@@ -442,7 +442,7 @@ def main(argv):
     counts = {}
     for s in statuses.values():
         counts[s] = counts.get(s, 0) + 1
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no cell finished"
     print(f"matrix: {a.matrix}: {summary}; wall {fmt_s(time.monotonic() - r.t0)}", flush=True)
     if not a.no_report:
         rep = subprocess.run([sys.executable, os.path.join(TOP, "launch", "report.py"), root],

@@ -2,7 +2,9 @@
 """A matrix's report from its cells' result.json files: DIR/report.md and
 DIR/report.html (plots inline), DIR/plots/ab-<scenario>.png.
 
-  report.py DIR      DIR holds one directory per cell (results/<matrix>/)
+  report.py DIR [--out DEST]   DIR holds one directory per cell (results/<matrix>/);
+                               DEST (default DIR) gets report.md, report.html, plots/
+                               (--out docs/matrix keeps a report in the repository)
 
 Every number comes from a result.json (a cell that hung has cell.json only,
 written by matrix.py); a metric a cell does not have is "n/a".  Repeated
@@ -485,8 +487,11 @@ def plot(root, scen, glist, used):
     return os.path.relpath(png, root)
 
 
-def build(root):
+def build(root, dest):
     cells = load_cells(root)
+    # Plots of scenarios no longer in the matrix must not linger in a kept report.
+    for old in glob.glob(os.path.join(dest, "plots", "ab-*.png")) + glob.glob(os.path.join(dest, "plots", "ab-*.dat")):
+        os.unlink(old)
     name = os.path.basename(os.path.abspath(root))
     counts = {}
     for c in cells:
@@ -522,7 +527,7 @@ def build(root):
         if claim:
             b.append(("p", f"Claim: {claim}"))
         b += ab_blocks(scen, glist, used)
-        png = plot(root, scen, glist, used)
+        png = plot(dest, scen, glist, used)
         if png:
             b.append(("img", png, f"{scen}: mode against mode"))
     b += bench_blocks(cells)
@@ -530,24 +535,31 @@ def build(root):
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+    args = argv[1:]
+    dest = None
+    if len(args) == 3 and args[1] == "--out":
+        dest = args[2]
+        args = args[:1]
+    if len(args) != 1 or args[0] in ("-h", "--help"):
         print(__doc__.strip())
-        return 0 if len(argv) == 2 else 2
-    root = argv[1]
+        return 0 if args and args[0] in ("-h", "--help") else 2
+    root = args[0]
+    dest = dest or root
     if not os.path.isdir(root):
         print(f"report: no directory '{root}'", file=sys.stderr)
         return 2
-    blocks, cells, name = build(root)
+    os.makedirs(dest, exist_ok=True)
+    blocks, cells, name = build(root, dest)
     if not cells:
         print(f"report: no cells in {root} (no */result.json nor */cell.json)", file=sys.stderr)
         return 2
     for fn, text in (("report.md", render_md(blocks)),
-                     ("report.html", render_html(blocks, root, f"dplab matrix: {name}"))):
-        p = os.path.join(root, fn)
+                     ("report.html", render_html(blocks, dest, f"dplab matrix: {name}"))):
+        p = os.path.join(dest, fn)
         with open(p + ".tmp", "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(p + ".tmp", p)
-    print(f"report: {os.path.relpath(os.path.join(root, 'report.md'))} and report.html "
+    print(f"report: {os.path.relpath(os.path.join(dest, 'report.md'))} and report.html "
           f"({len(cells)} cells)")
     return 0
 

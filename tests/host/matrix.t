@@ -210,6 +210,11 @@ if command -v gnuplot >/dev/null; then
 else
 	echo "XFAIL: report_plot_inline: gnuplot not installed"
 fi
+mkdir -p "$tmp/keep/plots" && : >"$tmp/keep/plots/ab-gone.png"
+$py launch/report.py "$tmp/rep" --out "$tmp/keep" >/dev/null 2>&1
+cmp -s <(sed 1,3d "$tmp/rep/report.md") <(sed 1,3d "$tmp/keep/report.md") && [ ! -e "$tmp/keep/plots/ab-gone.png" ] \
+	&& { ! command -v gnuplot >/dev/null || [ -s "$tmp/keep/plots/ab-imb.png" ]; } \
+	&& pass report_out_dir || bad report_out_dir "$(ls -R "$tmp/keep")"
 out=$($py launch/report.py "$tmp/nosuch" 2>&1); rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && pass report_bad_dir || bad report_bad_dir "rc=$rc $out"
 
