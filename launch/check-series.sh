@@ -1,0 +1,249 @@
+#!/bin/bash
+# Check the kernel series before sending it: launch/check-series.sh [--quick]
+#
+#   apply       patches/series applies to pristine linux-source-6.1 with
+#               git apply --whitespace=error-all (as `make kernel` does)
+#   checkpatch  scripts/checkpatch.pl --strict on every patch: 0 errors,
+#               0 warnings, 0 checks
+#   build       the objects the series touches, compiled (not linked):
+#                 lab     tinyconfig + patches/lab.config + kunit.config,
+#                         after each patch in turn (each must build alone)
+#                 W=1     the same objects with W=1, series vs pristine:
+#                         no new warnings
+#                 numa-off, debugfs-off, memcg-off, lru-gen-off
+#                         the lab config with that option disabled
+#                 i386    i386 defconfig + DEBUG_FS, KUNIT, the suite
+#
+# One "PASS: name" or "FAIL: name: why" line per item (tests/run format);
+# exits 1 if anything failed.  --quick does apply + checkpatch only (~30 s).
+#
+# Works in its own scratch tree, build/check-series/ (source linux/ as a git
+# repository tagged pristine, one objdir per config), so it never disturbs
+# `make kernel`.  Typical duration on 2 cores: first run 20-25 min (extract,
+# configure and prepare six objdirs), later runs 3-6 min (ccache, objdirs
+# kept).  JOBS=N sets make's -j (default 2).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+jobs=${JOBS:-2}
+quick=0
+case ${1:-} in
+--quick) quick=1 ;;
+"") ;;
+-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) echo "check-series.sh: unknown argument '$1' (usage: check-series.sh [--quick])" >&2; exit 2 ;;
+esac
+
+work=$top/build/check-series
+src=$work/linux
+logs=$work/logs
+mkdir -p "$work" "$logs"
+exec 9>"$work/.lock"
+flock 9
+
+# checkpatch's SPDX check needs python3 with ply and git (Debian's
+# python3-ply, python3-git); prefer the system python over any shim.
+export PATH=/usr/bin:$PATH
+
+failed=0
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: $2"; failed=1; }
+g() { git -C "$src" -c user.name=dplab -c user.email=dplab@localhost "$@"; }
+
+[ -r "$tarball" ] || { fail setup "$tarball missing (Debian package linux-source-6.1)"; exit 1; }
+[ -f "$top/patches/series" ] || { fail setup "patches/series missing"; exit 1; }
+
+patches=()
+while read -r p; do
+	p=${p%%#*}; p=$(echo "$p" | xargs)
+	[ -n "$p" ] || continue
+	if [ ! -f "$top/patches/$p" ]; then
+		fail setup "patches/series names $p, which does not exist"; exit 1
+	fi
+	patches+=("$top/patches/$p")
+done <"$top/patches/series"
+[ ${#patches[@]} -gt 0 ] || { fail setup "patches/series lists no patch"; exit 1; }
+
+# Pristine source as a git repository, once.
+if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	echo "# extracting $(basename "$tarball") into build/check-series (once, ~2 min)" >&2
+	rm -rf "$src" "$work/tmp"
+	mkdir -p "$work/tmp"
+	if ! { tar -xf "$tarball" -C "$work/tmp" && mv "$work/tmp"/linux-source-* "$src" &&
+	       rmdir "$work/tmp"; }; then
+		fail setup "cannot extract $tarball"; exit 1
+	fi
+	# -f: Debian's top-level .gitignore ignores everything
+	if ! { g init -q && g add -A -f && g commit -q -m pristine && g tag pristine; }; then
+		fail setup "cannot make the pristine git tree"; exit 1
+	fi
+fi
+
+to_pristine() { g reset -q --hard pristine && g clean -q -fdx; }
+
+# --- apply
+to_pristine
+ok=1
+for p in "${patches[@]}"; do
+	if ! g apply --whitespace=error-all "$p" 2>"$logs/apply.log"; then
+		fail "apply: $(basename "$p")" "$(head -3 "$logs/apply.log" | tr '\n' ' ')"
+		ok=0
+		break
+	fi
+done
+[ $ok = 1 ] && pass "apply: ${#patches[@]} patches apply to pristine 6.1 without fuzz"
+
+# --- checkpatch
+for p in "${patches[@]}"; do
+	n=$(basename "$p")
+	out=$(cd "$src" && scripts/checkpatch.pl --strict "$p" 2>&1)
+	tot=$(echo "$out" | grep -E '^total: ' | tail -1)
+	if echo "$out" | grep -q 'Traceback\|ModuleNotFoundError'; then
+		fail "checkpatch: $n" "checkpatch's helpers crashed (python3-ply, python3-git installed?)"
+	elif [ "$tot" = "" ]; then
+		fail "checkpatch: $n" "no summary line from checkpatch"
+	elif echo "$tot" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+		pass "checkpatch: $n"
+	else
+		echo "$out" >"$logs/checkpatch-$n.log"
+		fail "checkpatch: $n" "$tot (log: build/check-series/logs/checkpatch-$n.log)"
+	fi
+done
+
+[ $quick = 1 ] && exit $failed
+[ $ok = 1 ] || { fail build "skipped: the series does not apply"; exit 1; }
+
+# --- builds
+# Objects to compile: every .c the series touches, plus fs/fs-writeback.c,
+# which instantiates the writeback trace events.
+mapfile -t srcs < <(cat "${patches[@]}" | sed -n 's@^+++ b/\(.*\.c\)$@\1@p' | sort -u)
+srcs+=(fs/fs-writeback.c)
+mapfile -t srcs < <(printf '%s\n' "${srcs[@]}" | sort -u)
+
+kmake() { # arch objdir args...
+	local arch=$1 obj=$2; shift 2
+	make -C "$src" O="$obj" ARCH="$arch" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"
+}
+
+# objs objdir: the objects whose source exists and that the config builds
+objs() {
+	local obj=$1 c o
+	for c in "${srcs[@]}"; do
+		[ -f "$src/$c" ] || continue
+		o=${c%.c}.o
+		# the suite's object is only built with its option
+		if [ "$c" = mm/dirty_pressure_test.c ] &&
+		   ! grep -q '^CONFIG_DIRTY_PRESSURE_KUNIT_TEST=y' "$obj/.config"; then
+			continue
+		fi
+		echo "$o"
+	done
+}
+
+# configure name arch: objdir build/check-series/obj-<name> from the lab
+# fragments (or i386 defconfig) and that variant's changes; checks them.
+configure() {
+	local name=$1 arch=$2 obj=$work/obj-$1 opt
+	local want=()
+	mkdir -p "$obj"
+	{
+		if [ "$arch" = i386 ]; then
+			kmake i386 "$obj" defconfig &&
+			"$src/scripts/config" --file "$obj/.config" -e DEBUG_FS -e KUNIT \
+				-e DIRTY_PRESSURE_KUNIT_TEST
+			want=(CONFIG_DEBUG_FS=y CONFIG_KUNIT=y CONFIG_DIRTY_PRESSURE_KUNIT_TEST=y)
+		else
+			kmake "$arch" "$obj" tinyconfig &&
+			"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+				"$top/patches/lab.config" "$top/patches/kunit.config"
+		fi
+	} >"$logs/config-$name.log" 2>&1 || return 1
+	case $name in
+	numa-off)	opt=NUMA ;;
+	debugfs-off)	opt=DEBUG_FS ;;
+	memcg-off)	opt=MEMCG ;;
+	lru-gen-off)	opt=LRU_GEN ;;
+	*)		opt= ;;
+	esac
+	[ -n "$opt" ] && "$src/scripts/config" --file "$obj/.config" -d "$opt"
+	kmake "$arch" "$obj" olddefconfig >>"$logs/config-$name.log" 2>&1 || return 1
+	if [ -n "$opt" ] && grep -q "^CONFIG_$opt=y" "$obj/.config"; then
+		echo "CONFIG_$opt is still set (selected by another option)" >>"$logs/config-$name.log"
+		return 1
+	fi
+	for w in "${want[@]}"; do
+		grep -qx "$w" "$obj/.config" ||
+			{ echo "$w missing from .config" >>"$logs/config-$name.log"; return 1; }
+	done
+	kmake "$arch" "$obj" prepare >>"$logs/config-$name.log" 2>&1
+}
+
+# build name arch [W=1]: compile objs; output kept in logs/build-<name>.log
+build() {
+	local name=$1 arch=$2; shift 2
+	local obj=$work/obj-${name%%@*}
+	# shellcheck disable=SC2046
+	kmake "$arch" "$obj" "$@" $(objs "$obj") >"$logs/build-$name.log" 2>&1
+}
+
+# warnings from a build log, without line/column numbers, one per line
+warnings() {
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$1" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort
+}
+
+why() { # a short reason from a log
+	local e
+	e=$(grep -m1 -E 'error:|Error [0-9]|\*\*\*' "$1" | cut -c1-160)
+	e=${e:-see $1}
+	echo "${e//$top\//}"
+}
+
+# lab config: W=1 baseline at pristine, then each patch in turn, then W=1.
+to_pristine
+if configure lab x86_64; then
+	build lab@w1-pristine x86_64 W=1 || true
+	warnings "$logs/build-lab@w1-pristine.log" >"$logs/w1-pristine.txt"
+	i=0
+	for p in "${patches[@]}"; do
+		i=$((i + 1))
+		g apply "$p"
+		# a new Kconfig option (the KUnit suite's) needs the fragments again
+		if grep -q '^+++ b/.*Kconfig' "$p" && ! configure lab x86_64; then
+			fail "build: lab config after $(basename "$p")" "reconfiguration failed: $(why "$logs/config-lab.log")"
+			continue
+		fi
+		if build "lab@$i" x86_64; then
+			pass "build: lab config after $(basename "$p")"
+		else
+			fail "build: lab config after $(basename "$p")" "$(why "$logs/build-lab@$i.log")"
+		fi
+	done
+	if build lab@w1 x86_64 W=1; then
+		warnings "$logs/build-lab@w1.log" >"$logs/w1-series.txt"
+		new=$(comm -13 "$logs/w1-pristine.txt" "$logs/w1-series.txt")
+		if [ -z "$new" ]; then
+			pass "build: W=1 adds no warnings in $(objs "$work/obj-lab" | wc -l) touched objects"
+		else
+			fail "build: W=1" "$(echo "$new" | wc -l) new warning(s), first: $(echo "$new" | head -1)"
+		fi
+	else
+		fail "build: W=1" "$(why "$logs/build-lab@w1.log")"
+	fi
+else
+	fail "build: lab config" "configuration failed: $(why "$logs/config-lab.log")"
+fi
+
+# The variants build the whole series.
+for v in numa-off:x86_64 debugfs-off:x86_64 memcg-off:x86_64 lru-gen-off:x86_64 i386:i386; do
+	name=${v%%:*} arch=${v##*:}
+	if ! configure "$name" "$arch"; then
+		fail "build: $name" "configuration failed: $(why "$logs/config-$name.log")"
+	elif build "$name" "$arch"; then
+		pass "build: $name ($(objs "$work/obj-$name" | wc -l) objects)"
+	else
+		fail "build: $name" "$(why "$logs/build-$name.log")"
+	fi
+done
+
+exit $failed
