@@ -1,0 +1,42 @@
+/* KernelShark plugin: each NUMA node's dirty pressure (writeback:dirty_pressure) on a fixed
+ * 0..1024 scale, with fast_down and slow_up marked.  The data half is C (dirty_pressure.c);
+ * drawing is C++ (DirtyPressure.cpp) because in libkshark 2.2.1 only the C++ argument
+ * vector (KsCppArgV) carries the graph geometry, as in KernelShark's own plugins. */
+#ifndef DPLAB_KS_DIRTY_PRESSURE_H
+#define DPLAB_KS_DIRTY_PRESSURE_H
+
+#include "libkshark.h"
+#include "libkshark-plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DP_MAX_NODES 64
+
+/* One int64 per event: new | old << 16 | reason << 32 | nid << 40. */
+#define DP_PACK(nid, old, new, reason) \
+	((int64_t)(new) | (int64_t)(old) << 16 | (int64_t)(reason) << 32 | (int64_t)(nid) << 40)
+#define DP_NEW(f)	((int)((f) & 0xffff))
+#define DP_OLD(f)	((int)(((f) >> 16) & 0xffff))
+#define DP_REASON(f)	((int)(((f) >> 32) & 0xff))
+#define DP_NID(f)	((int)(((f) >> 40) & 0xffff))
+
+enum { DP_FAST_DOWN = 0, DP_SLOW_UP = 1, DP_WRITE = 2, DP_RESET = 3 };
+
+struct plugin_dp_context {
+	int event_id;
+	struct kshark_data_container *data;
+	int n_nodes;	/* highest nid seen + 1 */
+	int sorted;
+};
+
+struct plugin_dp_context *__get_context(int sd);
+
+void draw_dirty_pressure(struct kshark_cpp_argv *argv, int sd, int val, int draw_action);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
