@@ -310,7 +310,10 @@ void placement_query(void *base, uint64_t npages, int is_file,
 		 * TCG for a file of a few GiB */
 		bulk_ok = vec && mincore((char *)base + first * ps,
 					 (size_t)(span * ps), vec) == 0;
-		for (; k < QUERY_CHUNK && i < npages; i += p->stride) {
+		/* the group is QUERY_CHUNK samples, resident or not: vec
+		 * covers exactly that span */
+		for (unsigned g = 0; g < QUERY_CHUNK && i < npages;
+		     g++, i += p->stride) {
 			char *a = (char *)base + i * ps;
 			int r = resident(base, first, i, vec, bulk_ok);
 

@@ -324,7 +324,7 @@ struct result {
 	int placed, cpu_bound, running;
 	/* verify */
 	int verified, dropped;
-	uint64_t vblocks, vbad, vtime, vbs;
+	uint64_t vblocks, vbad, vtime, vbs, vsize;
 	int64_t vfirst_bad;
 };
 
@@ -485,6 +485,7 @@ static void verify_file(const struct cfg *c, struct result *r)
 			bs = hdr[4];
 	}
 	r->vbs = bs;
+	r->vsize = size;
 	buf = alloc_block(bs);
 	/* a reread must come from the disk, not the cache we just wrote */
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -543,7 +544,7 @@ static int report(const struct cfg *c, const struct result *r)
 	json_str(&j, "policy", policy_names[c->policy]);
 	json_bool(&j, "cpu_bound", r->cpu_bound);
 	json_str(&j, "file", c->file);
-	json_u64(&j, "size_bytes", c->size);
+	json_u64(&j, "size_bytes", c->verify_only ? r->vsize : c->size);
 	json_u64(&j, "bs_bytes", r->verified ? r->vbs : c->bs);
 	json_u64(&j, "rate_bytes_per_s", c->rate);
 	json_u64(&j, "burst_bytes", c->burst);

@@ -145,7 +145,8 @@ el=$(( $(ms) - s ))
 
 # ---- verify: good file passes, each corruption is caught ----
 "$bin/dirtier" --file "$t/f" --verify-only --no-drop-caches --report "$t/v.json" 2>"$t/err"; rc=$?
-[ $rc -eq 0 ] && jq -e '.verify_blocks == 128 and .verify_bad_blocks == 0 and .bs_bytes == 65536' \
+[ $rc -eq 0 ] && jq -e '.verify_blocks == 128 and .verify_bad_blocks == 0 and .bs_bytes == 65536
+	and .size_bytes == 8388608' \
 	"$t/v.json" >/dev/null
 check verify-good-file $? "exit $rc $(head -1 "$t/err") $(jq -c '{verify_blocks,verify_bad_blocks}' "$t/v.json" 2>&1)"
 "$bin/dirtier" --file "$t/g" --size 1M --bs 4K --fsync end --verify --no-drop-caches \
@@ -267,6 +268,11 @@ if [ $rc -eq 0 ]; then
 		[ $rc -eq 0 ] && [ ! -s "$t/err" ]
 		check "asan-$p" $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
 	done
+	# interim reports while half the memory is not yet touched: the
+	# placement query must stay inside its buffers for absent pages
+	"$asan/hog" --size 16M --ramp 0.6 --report-every 0.1 --report "$t/ar.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$t/err" ]
+	check asan-hog-interim-partial $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
 	bad asan-bad-input "dirtier: --size: bad size '1X' (want an integer with optional K, M, G or T suffix)" \
 		../bin-asan/dirtier --file f --size 1X
 else
