@@ -215,6 +215,17 @@ check plots-stock-says-not-drawn $? "exit $rc or pressure.png drawn without dirt
 "$top/analysis/plots.sh" "$t/nowhere" >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ]; check plots-bad-dir $? "exit $rc: $(cat "$t/err")"
 
+# ---- compare.sh: run against run ----
+"$top/analysis/compare.sh" "$t/cmp" "$t/o" "$t/sp" >/dev/null 2>"$t/err"; rc=$?
+got=$(awk -F'\t' 'NR > 1 { printf "%s:%s ", $1, $4 }' "$t/cmp/compare-metrics.tsv" 2>/dev/null)
+want="o:$(jv .fast_down "$t/truth.json") sp:NaN "
+[ $rc -eq 0 ] && [ "$got" = "$want" ] &&
+	[ "$(file -b "$t/cmp/compare-metrics.png" | cut -d, -f1-2)" = "PNG image data, 1280 x 720" ] &&
+	[ "$(file -b "$t/cmp/compare-pressure.png" | cut -d, -f1-2)" = "PNG image data, 1280 x 720" ]
+check compare-runs $? "exit $rc, fast_down column '$got', want '$want': $(head -1 "$t/err")"
+"$top/analysis/compare.sh" "$t/cmp" "$t/o" >/dev/null 2>"$t/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ]; check compare-needs-two-runs $? "exit $rc"
+
 # ---- KernelShark: session writer, plugin, and a screenshot under Xvfb ----
 plugin=$top/build/lib/plugin-dirty_pressure.so
 "$bin/dpsession" --help >"$t/out" 2>&1; rc=$?
