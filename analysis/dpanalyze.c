@@ -150,7 +150,10 @@ struct node {
 
 struct bwpoint {
 	double t, bw, avg;
+	int bdi; /* index into state.bdis */
 };
+
+#define MAXBDI 16
 
 struct state {
 	struct tep_handle *tep;
@@ -173,7 +176,9 @@ struct state {
 
 	struct bwpoint *bwp;
 	size_t nbw, capbw;
-	char bdi[33];
+	char bdis[MAXBDI][33]; /* device names as the event gives them, e.g. "254:0" */
+	unsigned long bdi_n[MAXBDI];
+	int nbdi;
 
 	double gd_pmin, gd_pint, gd_plast, gd_tlast, gd_tfirst;
 	unsigned long gd_n;
@@ -474,22 +479,34 @@ static void on_bdi_dirty_ratelimit(struct state *s, struct tep_record *r, double
 
 	if (rd(s->bw.a[BW_BW], r, &bw) || rd(s->bw.a[BW_AVG], r, &avg))
 		return;
-	if (!s->bdi[0] && bf && bf->offset >= 0 && bf->offset + bf->size <= r->size) {
-		size_t len = (size_t)bf->size < sizeof(s->bdi) - 1 ? (size_t)bf->size : sizeof(s->bdi) - 1;
+	char name[33] = "?";
+	int k;
 
-		memcpy(s->bdi, (char *)r->data + bf->offset, len);
-		s->bdi[len] = 0;
-		for (char *c = s->bdi; *c; c++)
+	if (bf && bf->offset >= 0 && bf->offset + bf->size <= r->size) {
+		size_t len = (size_t)bf->size < sizeof(name) - 1 ? (size_t)bf->size : sizeof(name) - 1;
+
+		memcpy(name, (char *)r->data + bf->offset, len);
+		name[len] = 0;
+		for (char *c = name; *c; c++)
 			if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
 				*c = '?';
 	}
+	for (k = 0; k < s->nbdi && strcmp(s->bdis[k], name); k++)
+		;
+	if (k == s->nbdi) {
+		if (s->nbdi == MAXBDI)
+			return; /* more devices than any lab topology has: ignore the rest */
+		memcpy(s->bdis[k], name, sizeof(name));
+		s->nbdi++;
+	}
+	s->bdi_n[k]++;
 	if (s->nbw == s->capbw) {
 		s->capbw = s->capbw ? 2 * s->capbw : 256;
 		s->bwp = realloc(s->bwp, s->capbw * sizeof(*s->bwp));
 		if (!s->bwp)
 			die2("out of memory");
 	}
-	s->bwp[s->nbw++] = (struct bwpoint){ t, (double)bw, (double)avg };
+	s->bwp[s->nbw++] = (struct bwpoint){ t, (double)bw, (double)avg, k };
 }
 
 static int dr_slot(struct state *s, int pid)
@@ -725,23 +742,39 @@ static void metrics_pauses(struct state *s, struct jval *m)
 static void metrics_bandwidth(struct state *s, struct jval *m)
 {
 	struct jval *b = j_child(m, "bandwidth");
-	double fin, conv = 0;
+	double fin = NAN, last_bw = NAN, conv = NAN;
+	size_t n = 0, lastk = 0;
+	int best = 0;
 
 	if (!s->nbw) {
 		unmeasurable(m, "bandwidth", "no writeback:bdi_dirty_ratelimit event in this trace");
 		return;
 	}
-	fin = s->bwp[s->nbw - 1].avg;
-	/* converged: from the first point after which avg_write_bw stays within 10% of final */
-	for (size_t i = s->nbw; i-- > 0;) {
-		if (fabs(s->bwp[i].avg - fin) > 0.1 * fin) {
-			conv = i + 1 < s->nbw ? s->bwp[i + 1].t : NAN;
-			break;
-		}
+	/* the device the run wrote to is the one with most estimates; others would mix in */
+	for (int k = 1; k < s->nbdi; k++)
+		if (s->bdi_n[k] > s->bdi_n[best])
+			best = k;
+	for (size_t i = 0; i < s->nbw; i++) {
+		if (s->bwp[i].bdi != best)
+			continue;
+		fin = s->bwp[i].avg;
+		last_bw = s->bwp[i].bw;
+		lastk = i;
+		n++;
 	}
-	j_set(b, "bdi", j_str(s->bdi));
-	j_set(b, "samples", j_num((double)s->nbw));
-	j_set(b, "write_bw_final_kBps", j_num(s->bwp[s->nbw - 1].bw));
+	/* converged: from the first estimate after which avg_write_bw stays within 10% of final */
+	conv = s->bwp[lastk].t;
+	for (size_t i = lastk + 1; i-- > 0;) {
+		if (s->bwp[i].bdi != best)
+			continue;
+		if (fabs(s->bwp[i].avg - fin) > 0.1 * fin)
+			break;
+		conv = s->bwp[i].t;
+	}
+	j_set(b, "bdi", j_str(s->bdis[best]));
+	j_set(b, "bdis", j_num(s->nbdi));
+	j_set(b, "samples", j_num((double)n));
+	j_set(b, "write_bw_final_kBps", j_num(last_bw));
 	j_set(b, "avg_write_bw_final_kBps", j_num(fin));
 	j_set(b, "converge_time_s", j_num(conv));
 }

@@ -85,6 +85,19 @@ got=$(jv .metrics.pressure.node0.min "$m")
 got=$(jv .metrics.pressure.node1.min "$m")
 [ "$got" = 1024 ]; check pressure-min-untouched-node $? "got '$got', want 1024"
 
+# pauses: nearest-rank percentiles of pause > 0, recomputed from trace-cmd's text
+want=$(trace-cmd report "$t/syn.dat" 2>/dev/null |
+	sed -n 's/.*balance_dirty_pages:.* paused=\([0-9]*\) pause=\(-\{0,1\}[0-9]*\) .*/\2 \1/p' |
+	awk '$1 > 0' | sort -n |
+	awk '{ p[n++] = $1; h = $1 + $2; if (h > hm) hm = h; if ($1 >= 10 && $1 <= 200) b++ }
+	END { k50 = int(n * 0.5 + 0.9999); k90 = int(n * 0.9 + 0.9999)
+	      printf "%d %d %d %d %.4f", p[k50 - 1], p[k90 - 1], p[n - 1], hm, b / n }')
+got=$(jv '.metrics.balance_dirty_pages | "\(.pause_p50_ms) \(.pause_p90_ms) \(.pause_max_ms) \(.max_held_ms) \(.pause_share_10_200ms * 10000 | round / 10000)"' "$m")
+got=$(echo "$got" | awk '{ printf "%d %d %d %d %.4f", $1, $2, $3, $4, $5 }')
+[ -n "$want" ] && [ "$got" = "$want" ]; check pauses-vs-report $? "got '$got', report gives '$want'"
+got=$(jv '.metrics.bandwidth | "\(.bdi) \(.avg_write_bw_final_kBps > 27648 and .avg_write_bw_final_kBps < 33792) \(.converge_time_s > 0 and .converge_time_s < 20)"' "$m")
+[ "$got" = "254:0 true true" ]; check bandwidth-estimate $? "got '$got' (generator converges to 30720 kB/s)"
+
 # TSV: header names the columns; node0 rows are exactly node0's events
 hdr=$(head -1 "$t/o/tsv/dirty_pressure.node0.tsv" 2>/dev/null)
 [ "$hdr" = "$(printf 'time_s\tcpu\tpid\tnid\told\tnew\tpriority\treason')" ]
