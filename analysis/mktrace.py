@@ -33,7 +33,7 @@ HEADER_EVENT = (
     "\ttime_stamp : type == 31\n"
     "\tdata max type_len  == 28\n")
 
-# (type text, name, size, signed); arrays as ("char", "bdi[32]", 32, 0)
+# (type text, name, size, signed); arrays as ("char", "bdi[32]", 32, 1)
 UL = ("unsigned long", 8, 0)
 L = ("long", 8, 1)
 I = ("int", 4, 1)
@@ -71,7 +71,7 @@ def events(stock):
                     'REC->priority, __print_symbolic(REC->reason, { 0, "fast_down" }, '
                     '{ 1, "slow_up" }, { 2, "write" }, { 3, "reset" })'))
     ev.append(("writeback", "bdi_dirty_ratelimit",
-               [("char", "bdi[32]", 32, 0), f(UL, "write_bw"), f(UL, "avg_write_bw"),
+               [("char", "bdi[32]", 32, 1), f(UL, "write_bw"), f(UL, "avg_write_bw"),
                 f(UL, "dirty_rate"), f(UL, "dirty_ratelimit"), f(UL, "task_ratelimit"),
                 f(UL, "balanced_dirty_ratelimit"), ("ino_t", "cgroup_ino", 8, 0)],
                '"bdi %s: write_bw=%lu awrite_bw=%lu dirty_rate=%lu dirty_ratelimit=%lu '
@@ -80,7 +80,7 @@ def events(stock):
                'REC->task_ratelimit, REC->balanced_dirty_ratelimit, '
                '(unsigned long)REC->cgroup_ino'))
     ev.append(("writeback", "balance_dirty_pages",
-               [("char", "bdi[32]", 32, 0), f(UL, "limit"), f(UL, "setpoint"), f(UL, "dirty"),
+               [("char", "bdi[32]", 32, 1), f(UL, "limit"), f(UL, "setpoint"), f(UL, "dirty"),
                 f(UL, "bdi_setpoint"), f(UL, "bdi_dirty"), f(UL, "dirty_ratelimit"),
                 f(UL, "task_ratelimit"), f(UI, "dirtied"), f(UI, "dirtied_pause"),
                 f(UL, "paused"), f(L, "pause"), f(UL, "period"), f(L, "think"),
@@ -92,7 +92,7 @@ def events(stock):
                'REC->dirty_ratelimit, REC->task_ratelimit, REC->dirtied, REC->dirtied_pause, '
                'REC->paused, REC->pause, REC->period, REC->think, '
                '(unsigned long)REC->cgroup_ino'))
-    wbw = [("char", "name[32]", 32, 0), f(L, "nr_pages"), ("dev_t", "sb_dev", 4, 0),
+    wbw = [("char", "name[32]", 32, 1), f(L, "nr_pages"), ("dev_t", "sb_dev", 4, 0),
            f(I, "sync_mode"), f(I, "for_kupdate"), f(I, "range_cyclic"),
            f(I, "for_background"), f(I, "reason"), ("ino_t", "cgroup_ino", 8, 0)]
     wfmt = ('"bdi %s: sb_dev %d:%d nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d '

@@ -62,6 +62,19 @@ for f in "$fix"/*.dat; do
 done
 [ $nreal -gt 0 ]; check real-fixture-present $? "no real guest trace in tests/fixtures/*.dat"
 
+# mktrace.py must lay events out as the series' kernel does: every field line of every event
+# it writes equals the one in a real guest trace header (trace-cmd 3.1.6, v7, zstd)
+real_hdr=$fix/analysis/no-events-v7.dat
+fields() {	# TRACE: "event: field line" for each field, sorted
+	trace-cmd dump --events "$1" 2>/dev/null | awk '/^name:/ { n = $2 } /field:/ { print n ": " $0 }' |
+		tr -s ' \t' ' ' | sort
+}
+fields "$real_hdr" >"$t/f.real"
+fields "$t/syn.dat" >"$t/f.syn"
+extra=$(comm -13 "$t/f.real" "$t/f.syn" | head -2 | tr '\n' ' ')
+[ -s "$t/f.real" ] && [ -s "$t/f.syn" ] && [ -z "$extra" ]
+check mktrace-layout-matches-kernel $? "differs from the guest kernel: ${extra:-no formats read}"
+
 "$bin/dpanalyze" "$t/syn.dat" --out "$t/o" 2>"$t/err"; rc=$?
 m=$t/o/metrics.json
 [ $rc -eq 0 ] && jq -e . "$m" >/dev/null 2>&1
@@ -185,6 +198,7 @@ bad bad-option "unknown option '--bogus'" --bogus
 bad bad-missing-file "no-such.dat: cannot read" "$t/no-such.dat" --out "$t/b"
 bad bad-not-a-trace "text.dat: not a readable trace.dat" "$t/text.dat" --out "$t/b"
 bad bad-empty-file "empty.dat: not a readable trace.dat" "$t/empty.dat" --out "$t/b"
+bad bad-real-no-events "no-events-v7.dat: the trace holds no events" "$real_hdr" --out "$t/b"
 bad bad-truncated-header "trunc-head.dat: not a readable" "$t/trunc-head.dat" --out "$t/b"
 bad bad-truncated-data "trunc-data.dat: trace data truncated or corrupt" "$t/trunc-data.dat" --out "$t/b"
 bad bad-check-op "badop.checks:1: operator must be one of" "$t/syn.dat" --out "$t/b" --checks "$t/badop.checks"
@@ -276,7 +290,7 @@ else
 fi
 
 # ---- fuzz: truncated and bit-flipped copies under ASan+UBSan: exit 0 or 2, no report ----
-seeds=("$t/syn.dat" "$t/stock.dat")
+seeds=("$t/syn.dat" "$t/stock.dat" "$real_hdr")
 for f in "$fix"/*.dat; do [ -e "$f" ] && seeds+=("$f"); done
 mkdir -p "$t/fz"
 python3 - "$FUZZ_N" "$t/fz" "${seeds[@]}" <<'EOF'
