@@ -406,7 +406,7 @@ def main(argv):
         for c in cells:
             print(c["name"])
         return 0
-    root = os.path.join(a.results, a.matrix)
+    root = os.path.abspath(os.path.join(a.results, a.matrix))
     os.makedirs(root, exist_ok=True)
     r = Runner(a, root, cells, scens)
     todo, statuses = [], {}
