@@ -250,7 +250,9 @@ def simulate(args):
             recs.append((int(ts * 1e9) + 1000000000, cpu, pid, byname[evname], vals))
 
     T = args.seconds
+    last_prio = -1
     truth = {"fast_down": 0, "fast_down_formula_ok": 0, "fast_down_priority_matched": 0,
+             "fast_down_preceding_priority_matched": 0,
              "slow_up": 0, "file_pageout": 0, "kswapd_wake": {0: 0, 1: 0}}
     pressure = {0: 1024, 1: 1024}
     dirty, dirtied, written = 2000, 0, 0
@@ -297,7 +299,9 @@ def simulate(args):
                     truth["kswapd_wake"][0] += 1
                     emit(t, 0, 30, "mm_vmscan_kswapd_wake", nid=0, zid=1, order=0)
                 prio = rnd.choice([12, 12, 11, 10, 9, 8])
-                emit(t, 0, 30, "mm_vmscan_lru_shrink_inactive", nid=0, nr_scanned=32,
+                # as in the series: the fast_down (below) comes inside the batch, before its
+                # mm_vmscan_lru_shrink_inactive, which follows 2 us later
+                emit(t + 2e-6, 0, 30, "mm_vmscan_lru_shrink_inactive", nid=0, nr_scanned=32,
                      nr_reclaimed=20, nr_dirty=12, priority=prio, reclaim_flags=0x2 | 0x8)
                 for _ in range(rnd.randint(0, 2)):
                     fl = rnd.choice([0x2 | 0x8, 0x1 | 0x8])
@@ -311,9 +315,11 @@ def simulate(args):
                     truth["fast_down"] += 1
                     truth["fast_down_formula_ok"] += 1 if new == 1024 >> (13 - claim) else 0
                     truth["fast_down_priority_matched"] += 1 if claim == prio else 0
-                    emit(t + 2e-6, 0, 30, "dirty_pressure", nid=0, old=pressure[0], new=new,
+                    truth["fast_down_preceding_priority_matched"] += 1 if claim == last_prio else 0
+                    emit(t + 1e-6, 0, 30, "dirty_pressure", nid=0, old=pressure[0], new=new,
                          priority=claim, reason=0)
                     pressure[0] = new
+                last_prio = prio
             if t >= hi * T and (lo, hi) not in done:
                 done.add((lo, hi))
                 emit(t, 0, 30, "mm_vmscan_kswapd_sleep", nid=0)

@@ -55,12 +55,21 @@ counts_agree() {	# NAME FILE
 counts_agree counts-vs-report-synthetic "$t/syn.dat"
 counts_agree counts-vs-report-stock "$t/stock.dat"
 nreal=0
-for f in "$fix"/*.dat; do
+for f in "$fix"/analysis/real-*.dat; do
 	[ -e "$f" ] || continue
 	nreal=$((nreal + 1))
 	counts_agree "counts-vs-report-$(basename "$f" .dat)" "$f"
 done
-[ $nreal -gt 0 ]; check real-fixture-present $? "no real guest trace in tests/fixtures/*.dat"
+[ $nreal -gt 0 ]; check real-fixture-present $? "no real guest trace in tests/fixtures/analysis/real-*.dat"
+
+# The real fastdown fixture (series kernel, 2node-asym, mode global; 21.3..21.6 s of the run,
+# cut with trace-cmd split): three fast_downs on node 0 at priorities 4, 3, 2 (new 2, 1, 0),
+# each applied inside its batch, so the preceding scan's priority differs for two of them.
+rf=$fix/analysis/real-2node-asym-fastdown-global.dat
+"$bin/dpanalyze" "$rf" --out "$t/rf" --no-tsv 2>"$t/err"; rc=$?
+got=$(jv '.metrics.pressure.node0 | "\(.fast_down) \(.fast_down_formula_ok) \(.fast_down_priority_matched) \(.fast_down_no_scan) \(.fast_down_preceding_priority_unmatched) \(.min)"' "$t/rf/metrics.json")
+[ $rc -eq 0 ] && [ "$got" = "3 3 3 0 2 0" ]
+check real-fastdown-batch-matching $? "exit $rc, got '$got', want '3 3 3 0 2 0'"
 
 # mktrace.py must lay events out as the series' kernel does: every field line of every event
 # it writes equals the one in a real guest trace header (trace-cmd 3.1.6, v7, zstd)
@@ -89,6 +98,8 @@ truth truth-slow-up .metrics.pressure.node0.slow_up .slow_up
 truth truth-fast-down-formula .metrics.pressure.node0.fast_down_formula_ok .fast_down_formula_ok
 truth truth-fast-down-priority-match .metrics.pressure.node0.fast_down_priority_matched \
 	.fast_down_priority_matched
+truth truth-fast-down-preceding-match .metrics.pressure.node0.fast_down_preceding_priority_matched \
+	.fast_down_preceding_priority_matched
 truth truth-file-pageout .metrics.reclaim.file_pageout .file_pageout
 truth truth-kswapd-wake-node0 .metrics.kswapd.node0.wake '.kswapd_wake."0"'
 got=$(jv .metrics.pressure.node0.recovery_slope_per_s "$m")
@@ -291,7 +302,7 @@ fi
 
 # ---- fuzz: truncated and bit-flipped copies under ASan+UBSan: exit 0 or 2, no report ----
 seeds=("$t/syn.dat" "$t/stock.dat" "$real_hdr")
-for f in "$fix"/*.dat; do [ -e "$f" ] && seeds+=("$f"); done
+for f in "$fix"/analysis/real-*.dat; do [ -e "$f" ] && seeds+=("$f"); done
 mkdir -p "$t/fz"
 python3 - "$FUZZ_N" "$t/fz" "${seeds[@]}" <<'EOF'
 import random, sys
