@@ -45,9 +45,10 @@ dur=${dur:-1}
 common='set terminal pngcairo size 1280,720 noenhanced font "DejaVu Sans,11"
 set datafile separator "\t"
 set datafile columnheaders
-set key below horizontal box height 1
-set xlabel offset 0,1.2
+set key below horizontal box height 1 spacing 1.1
+set xlabel offset 0,0.4
 set grid
+set bmargin 9
 set xlabel "time since trace start (s)"
 set style data lines
 MiB(p) = p * 4096.0 / 1048576
