@@ -768,7 +768,7 @@ static void metrics_pressure(struct state *s, struct jval *m, double dur)
 
 static void metrics_pauses(struct state *s, struct jval *m)
 {
-	struct jval *b = j_child(m, "balance_dirty_pages");
+	struct jval *b;
 	size_t inband = 0;
 	double hmax = 0;
 
@@ -776,6 +776,7 @@ static void metrics_pauses(struct state *s, struct jval *m)
 		unmeasurable(m, "balance_dirty_pages", "no writeback:balance_dirty_pages event in this trace");
 		return;
 	}
+	b = j_child(m, "balance_dirty_pages");
 	if (s->pauses.n)
 		qsort(s->pauses.v, s->pauses.n, sizeof(double), dcmp);
 	for (size_t i = 0; i < s->pauses.n; i++)
@@ -800,7 +801,7 @@ static void metrics_pauses(struct state *s, struct jval *m)
 
 static void metrics_bandwidth(struct state *s, struct jval *m)
 {
-	struct jval *b = j_child(m, "bandwidth");
+	struct jval *b;
 	double fin = NAN, last_bw = NAN, conv = NAN;
 	size_t n = 0, lastk = 0;
 	int best = 0;
@@ -809,6 +810,7 @@ static void metrics_bandwidth(struct state *s, struct jval *m)
 		unmeasurable(m, "bandwidth", "no writeback:bdi_dirty_ratelimit event in this trace");
 		return;
 	}
+	b = j_child(m, "bandwidth");
 	/* the device the run wrote to is the one with most estimates; others would mix in */
 	for (int k = 1; k < s->nbdi; k++)
 		if (s->bdi_n[k] > s->bdi_n[best])
@@ -896,7 +898,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s TRACE.dat --out DIR [--checks FILE] [--json FILE]\n"
-		"       [--extra-metrics FILE]... [--no-tsv] [--allow-unmeasurable]\n"
+		"       [--extra-metrics FILE]... [--nodes N] [--no-tsv] [--allow-unmeasurable]\n"
 		"\n"
 		"Reads a trace-cmd trace.dat in one pass and writes:\n"
 		"  DIR/tsv/<event>[.nodeN].tsv  time series: time_s cpu pid <numeric fields>\n"
@@ -907,6 +909,7 @@ static void usage(FILE *f)
 		"  --extra-metrics FILE  a JSON object merged into metrics (e.g. vmstat deltas),\n"
 		"                        so checks can use it; may be given up to %d times\n"
 		"  --no-tsv              metrics only\n"
+		"  --nodes N             report nodes 0..N-1 even if no event names them\n"
 		"  --allow-unmeasurable  an unmeasurable check does not fail the run\n"
 		"\n"
 		"Exit: 0 all checks pass or xfail, 1 a check failed (or was unmeasurable),\n"
@@ -983,12 +986,13 @@ int main(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "extra-metrics", required_argument, NULL, 'x' },
 		{ "no-tsv", no_argument, NULL, 'n' },
+		{ "nodes", required_argument, NULL, 'N' },
 		{ "allow-unmeasurable", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *checks = NULL, *json = NULL, *extra[MAXEXTRA];
-	int nextra = 0, allow_um = 0, opt, rc = 0;
+	int nextra = 0, allow_um = 0, opt, rc = 0, nodes = 0;
 	struct tracecmd_input *h;
 	struct state *s;
 	struct jval *doc, *meta, *m, *cks, *counts;
@@ -1000,7 +1004,7 @@ int main(int argc, char **argv)
 	s = xmalloc(sizeof(*s));
 	s->write_tsv = 1;
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((opt = getopt_long(argc, argv, ":o:c:j:x:nuh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:c:j:x:nN:uh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'c': checks = optarg; break;
@@ -1011,6 +1015,15 @@ int main(int argc, char **argv)
 			extra[nextra++] = optarg;
 			break;
 		case 'n': s->write_tsv = 0; break;
+		case 'N': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > MAXNODE)
+				die2("--nodes: want a node count 1..%d, not '%s'", MAXNODE, optarg);
+			nodes = (int)v;
+			break;
+		}
 		case 'u': allow_um = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -1056,6 +1069,9 @@ int main(int argc, char **argv)
 	s->last_lower_nid = -1;
 	for (int i = 0; i < MAXNODE; i++)
 		s->node[i].last_shrink_prio = -1;
+	/* nodes no event names still get metrics (e.g. "node 1 was never lowered") */
+	for (int i = 0; i < nodes; i++)
+		s->node[i].seen = 1;
 	for (int i = 0; i < 4096; i++)
 		s->dr_t[i] = -1;
 

@@ -70,6 +70,12 @@ rf=$fix/analysis/real-2node-asym-fastdown-global.dat
 got=$(jv '.metrics.pressure.node0 | "\(.fast_down) \(.fast_down_formula_ok) \(.fast_down_priority_matched) \(.fast_down_no_scan) \(.fast_down_preceding_priority_unmatched) \(.min)"' "$t/rf/metrics.json")
 [ $rc -eq 0 ] && [ "$got" = "3 3 3 0 2 0" ]
 check real-fastdown-batch-matching $? "exit $rc, got '$got', want '3 3 3 0 2 0'"
+# node 1 is named by no event in that window: --nodes 2 still reports it, as never lowered
+"$bin/dpanalyze" "$rf" --out "$t/rf2" --no-tsv --nodes 2 2>"$t/err"; rc=$?
+got=$(jv '.metrics.pressure.node1 | "\(.min) \(.assumed_unchanged)"' "$t/rf2/metrics.json")
+old=$(jv '.metrics.pressure.node1' "$t/rf/metrics.json")
+[ $rc -eq 0 ] && [ "$got" = "1024 true" ] && [ "$old" = null ]
+check nodes-option $? "exit $rc, node1 '$got' (without --nodes: '$old')"
 
 # mktrace.py must lay events out as the series' kernel does: every field line of every event
 # it writes equals the one in a real guest trace header (trace-cmd 3.1.6, v7, zstd)
@@ -206,6 +212,7 @@ printf '{"a": [1, 2\n' >"$t/broken.json"
 bad bad-no-args "missing TRACE.dat"
 bad bad-no-out "--out DIR is required" "$t/syn.dat"
 bad bad-option "unknown option '--bogus'" --bogus
+bad bad-nodes "--nodes: want a node count 1..64, not 'two'" "$t/syn.dat" --out "$t/b" --nodes two
 bad bad-missing-file "no-such.dat: cannot read" "$t/no-such.dat" --out "$t/b"
 bad bad-not-a-trace "text.dat: not a readable trace.dat" "$t/text.dat" --out "$t/b"
 bad bad-empty-file "empty.dat: not a readable trace.dat" "$t/empty.dat" --out "$t/b"
