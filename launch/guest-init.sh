@@ -25,7 +25,7 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 dplabout /mnt/out
 fi
 OUT=/mnt/out
 . $OUT/job.env
-export OUT LAB MODE SCENARIO KERNEL_FLAVOUR TEST_DIR=/mnt/test BIN="$LAB/build/bin"
+export OUT LAB MODE SCENARIO SCENARIO_FILE KERNEL_FLAVOUR TEST_DIR=/mnt/test BIN="$LAB/build/bin"
 status() { echo "$*" >>$OUT/guest-status; echo "dplab: $*" >/dev/console; }
 stage() { echo "dplab: [$(cut -d' ' -f1 /proc/uptime)s] $*" >/dev/console; }
 
