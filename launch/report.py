@@ -454,8 +454,9 @@ def plot(root, scen, glist, used):
     """One PNG per scenario: a panel per metric, bars per mode (gnuplot)."""
     if not shutil.which("gnuplot") or not glist:
         return None
+    # A panel whose bars are all zero (or n/a) says nothing: left out, named under the plot.
     keys = [(k, lbl) for k, lbl, _, _ in METRICS if k in used and any(
-        c["values"][k] is not None for _, cols in glist for v in cols.values() for c in v)]
+        c["values"][k] not in (None, 0) for _, cols in glist for v in cols.values() for c in v)]
     present = [lbl for _, _, lbl in COLUMNS if any(lbl in cols for _, cols in glist)]
     if not keys or not present:
         return None
@@ -530,6 +531,11 @@ def build(root, dest):
         png = plot(dest, scen, glist, used)
         if png:
             b.append(("img", png, f"{scen}: mode against mode"))
+        zero = [lbl for k, lbl, _, _ in METRICS if k in used and all(
+            c["values"][k] in (None, 0) for _, cols in glist for v in cols.values() for c in v)]
+        if zero:
+            b.append(("p", ("Not plotted" if png else "No plot") + ", 0 or n/a in every cell: " +
+                      ", ".join(zero) + "."))
     b += bench_blocks(cells)
     return b, cells, name
 

@@ -249,6 +249,8 @@ grep -q '^| cp on uma | throughput (MiB/s) | node vs off | .* | 0.91 | OUTSIDE 3
 grep -q '^| cp on uma | fs_mark files/s | global vs off | 105 (100..110) | 100 (99..101) | 0.95 | >= 95% of off |' "$md" && \
 	grep -q '^| cp on uma | fs_mark files/s | node vs off | .* | 0.87 | BELOW 95% of off |' "$md" \
 	&& pass bench_files_per_s || bad bench_files_per_s "$(grep 'files/s | [gn]' "$md")"
+grep -q '^Not plotted, 0 or n/a in every cell: immediate reclaim (pages), direct scans (pages), allocation stalls, OOM kills, pause p99 (ms)\.$' "$md" \
+	&& pass report_empty_panels_named || bad report_empty_panels_named "$(grep -i 'plot' "$md")"
 grep -q '^| cp on uma | file pageout (pages) | stock vs off | .* | DIFFERS |' "$md" && \
 	grep -q '^| cp on uma | throughput (MiB/s) | stock vs off | .* | same within noise |' "$md" \
 	&& pass bench_stock_equivalence || bad bench_stock_equivalence "$(grep 'stock vs off' "$md")"
