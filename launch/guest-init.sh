@@ -18,7 +18,9 @@ mount -t tmpfs mnt /mnt
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /mnt/out /mnt/test
-poweroff_now() { sync; echo o >/proc/sysrq-trigger; sleep 10; }
+# Builtins only after the trigger: the power-off path shuts the 9p root down
+# first, so an exec'd sleep fails (127), init exits and the kernel panics.
+poweroff_now() { sync; echo o >/proc/sysrq-trigger; while :; do :; done; }
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 dplabout /mnt/out; then
 	echo "dplab: cannot mount the results share" >/dev/console
 	poweroff_now
