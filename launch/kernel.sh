@@ -51,6 +51,7 @@ if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	mv "$src.tmp"/linux-source-* "$src"
 	rmdir "$src.tmp"
 	g init -q
+	g config gc.auto 0   # no background repacks of a 75k-file tree
 	g add -A -f   # Debian's top-level .gitignore ignores everything
 	g commit -q -m "linux-source-6.1 $(make -s -C "$src" kernelversion)"
 	g tag pristine
