@@ -111,7 +111,9 @@ def load_cmd(cmd):
     run's own (topology, kernel clean, exit status)."""
     text = ("# CMD given on the make command line\nCLAIM=\"user command\"\n"
             f"workload() {{\n\t{cmd}\n}}\n"
-            "check workload_exit workload.exit == 0\n")
+            "check workload_exit workload.exit == 0\n"
+            "check topology_matches topology.mismatches == 0\n"
+            "check kernel_clean console.problems == 0\n")
     return parse(text, "cmd")
 
 

@@ -34,7 +34,7 @@ args=$($py launch/topology.py qemu-args 4node-ring | tr '\n' ' ')
 args=$($py launch/topology.py qemu-args 3node-tiered | tr '\n' ' ')
 [[ $args == *"hmat=on"* && $args == *"nodeid=2,memdev=mem2,initiator=0"* && $args == *"data-type=access-bandwidth,bandwidth=5120M"* ]] && pass qemu_hmat || bad qemu_hmat "$args"
 args=$($py launch/topology.py qemu-args 8node-tiny | tr '\n' ' ')
-[ "$(grep -o 'dist,src' <<<"$args" | wc -l)" -eq 28 ] && [[ $args == *"-smp 2 -m 2048M"* ]] && pass qemu_8node || bad qemu_8node "$args"
+[ "$(grep -o 'dist,src' <<<"$args" | wc -l)" -eq 28 ] && [[ $args == *"-smp 2,sockets=2,cores=1,threads=1 -m 2048M"* ]] && pass qemu_8node || bad qemu_8node "$args"
 
 # The guest-view check catches each kind of mismatch.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -43,7 +43,7 @@ node 0 cpulist=0 memtotal_kb=500000 distance=10,20
 node 1 cpulist=1 memtotal_kb=1540000 distance=20,10
 V
 $py launch/topology.py check 2node-asym "$tmp/good" >/dev/null && pass guest_view_match || bad guest_view_match "good view rejected"
-sed 's/memtotal_kb=500000/memtotal_kb=400000/' "$tmp/good" >"$tmp/mem"
+sed 's/memtotal_kb=500000/memtotal_kb=300000/' "$tmp/good" >"$tmp/mem"
 sed 's/distance=20,10/distance=30,10/' "$tmp/good" >"$tmp/dist"
 sed 's/cpulist=1/cpulist=1-2/' "$tmp/good" >"$tmp/cpus"
 head -1 "$tmp/good" >"$tmp/nodes"
