@@ -57,6 +57,9 @@ if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	g tag pristine
 fi
 
+# build/linux: the patched source, where tools expect a kernel tree.
+[ "$kernel" = patched ] && ln -sfn patched/linux "$top/build/linux"
+
 # 2. The series.  Stamp = content of every patch in order.
 series_files=()
 if [ "$kernel" = patched ] && [ -f "$top/patches/series" ]; then

@@ -111,9 +111,13 @@ def main():
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
-    scen_copy = os.path.join(out, "scenario.sh")
-    with open(scen_copy, "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "scenario.sh"), "w", encoding="utf-8") as f:
         f.write(sc["text"])
+    # The guest's copy without the check lines: their < and > would be
+    # shell redirections when the guest sources the file.
+    with open(os.path.join(out, "scenario.guest.sh"), "w", encoding="utf-8") as f:
+        f.write("".join("#" + ln if ln.lstrip().startswith("check ") else ln
+                        for ln in sc["text"].splitlines(keepends=True)))
     shutil.copy(tpath, os.path.join(out, "topology"))
 
     if "DISK_WRITE_BPS" in sc["vars"]:
@@ -121,7 +125,7 @@ def main():
     disk_path = os.path.join(out, "test-disk.img")
     make_disk(disk_path, topo["disk"])
     env = {
-        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.sh",
+        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.guest.sh",
         "TEST_FS": topo["disk"]["fs"], "DEFAULT_EVENTS": DEFAULT_EVENTS,
         "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],
         "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
