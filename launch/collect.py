@@ -129,7 +129,7 @@ def unexpected(check):
     return check["status"] in ("fail", "xpass", "unmeasurable")
 
 
-def analyse_trace(out):
+def analyse_trace(out, nnodes):
     """Trace metrics from the analyser, when it is built and a trace exists."""
     tool = os.path.join(TOP, "build", "bin", "dpanalyze")
     trace = os.path.join(out, "trace.dat")
@@ -138,7 +138,7 @@ def analyse_trace(out):
     if not os.access(tool, os.X_OK):
         return None, "analyser not built (make analysis)"
     tjson = os.path.join(out, "trace-metrics.json")
-    r = subprocess.run([tool, trace, "--out", out, "--json", tjson],
+    r = subprocess.run([tool, trace, "--out", out, "--json", tjson, "--nodes", str(nnodes)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["dpanalyze failed"])[-1]
@@ -196,7 +196,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                 metrics["guest"] = json.load(f)
         except ValueError:
             metrics["guest"] = {"error": "unreadable guest-metrics.json"}
-    tm, why = analyse_trace(out)
+    tm, why = analyse_trace(out, len(topo["nodes"]))
     if tm is not None:
         metrics["trace"] = tm
     else:

@@ -21,4 +21,4 @@ check kernel_clean          console.problems == 0
 check fast_down_seen        trace.pressure.node0.fast_down > 0
 check formula_never_wrong   trace.pressure.node0.fast_down_formula_bad == 0
 check priority_matches_scan trace.pressure.node0.fast_down_priority_unmatched == 0
-check every_fast_down_has_a_scan trace.pressure.node0.fast_down_no_preceding_scan == 0
+check every_fast_down_has_a_scan trace.pressure.node0.fast_down_no_scan == 0
