@@ -225,6 +225,13 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         json.dump(res, f, indent=1, sort_keys=False)
         f.write("\n")
     os.replace(os.path.join(out, "result.json.tmp"), os.path.join(out, "result.json"))
+    session = os.path.join(TOP, "build", "bin", "dpsession")
+    plugin = os.path.join(TOP, "build", "lib", "plugin-dirty_pressure.so")
+    if os.access(session, os.X_OK) and os.path.exists(os.path.join(out, "trace.dat")):
+        cmd = [session, os.path.join(out, "trace.dat"), "--out", os.path.join(out, "session.json")]
+        if os.path.exists(plugin):
+            cmd += ["--plugin", plugin]
+        subprocess.run(cmd, capture_output=True)
     plots = os.path.join(TOP, "analysis", "plots.sh")
     if os.access(plots, os.X_OK) and os.path.isdir(os.path.join(out, "tsv")):
         subprocess.run([plots, out], capture_output=True)
