@@ -64,7 +64,6 @@ snapshot() {
 
 # Scenario: shell file defining workload() and, optionally, setup() and
 # SYSCTL/EVENTS.  check lines are for the host's analyser; here they are no-ops.
-check() { :; }
 . "$LAB/launch/guest-lib.sh"
 . "$SCENARIO_FILE"
 for kv in $SYSCTL; do sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"; done
@@ -76,9 +75,15 @@ snapshot before
 stage "workload start (scenario $SCENARIO, mode $MODE)"
 # trace-cmd runs the workload as its command, so recording spans it exactly;
 # per-CPU recorders stream to the share instead of holding guest memory.
+# trace-cmd's own exit status does not carry the command's, so the traced
+# shell leaves the workload's status in a file.
+echo 255 >/tmp/dplab-workload-exit
 trace-cmd record -q -b "${TRACE_BUFFER_KB:-4096}" $events -o $OUT/trace.dat \
-	/bin/sh -c 'check() { :; }; . "$LAB/launch/guest-lib.sh"; . "$SCENARIO_FILE"; workload' >$OUT/workload.log 2>&1
-rc=$?
+	/bin/sh -c '. "$LAB/launch/guest-lib.sh"; . "$SCENARIO_FILE"; workload; echo $? >/tmp/dplab-workload-exit' \
+	>$OUT/workload.log 2>&1
+trc=$?
+rc=$(cat /tmp/dplab-workload-exit)
+[ "$trc" -eq 0 ] || status "error: trace-cmd record exited $trc"
 sample_stop
 stage "workload end (exit $rc)"
 snapshot after

@@ -20,14 +20,14 @@ timeout 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 1 -m 512M \
 rc=$?
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
 # KTAP lines start after the printk timestamp.
-ktap=$(sed -n 's/^\[ *[0-9.]*\] //p' "$log" | sed -n '/^KTAP version\|^TAP version/,$p' | grep -E '^ *(KTAP|TAP|1\.\.|ok |not ok |# )')
+ktap=$(tr -d '\r' <"$log" | sed -n 's/^\[ *[0-9.]*\] //p' | sed -n '/^KTAP version\|^TAP version/,$p' | grep -E '^ *(KTAP|TAP|1\.\.|ok |not ok |# )')
 cases_ok=$(echo "$ktap" | grep -cE '^ {4}ok ')
 cases_bad=$(echo "$ktap" | grep -cE '^ {4}not ok ')
 suite=$(echo "$ktap" | grep -E '^(ok|not ok) [0-9]+ dirty_pressure' | head -1)
 if [ $tap -eq 1 ]; then
 	[ $rc -eq 0 ] || echo "FAIL: kunit_boot: qemu exited $rc (log ${log#$top/})"
 	[ -n "$suite" ] || echo "FAIL: kunit_suite_present: no dirty_pressure suite in the KTAP (log ${log#$top/})"
-	echo "$ktap" | sed -n 's/^ \{4\}ok [0-9]* \([^ ]*\).*/PASS: kunit.\1/p; s/^ \{4\}not ok [0-9]* \([^ ]*\).*/FAIL: kunit.\1: see '"${log#$top/}"'/p'
+	echo "$ktap" | awk -v kl="${log#$top/}" '/^    ok / { print "PASS: kunit." $3 } /^    not ok / { print "FAIL: kunit." $4 ": see " kl }'
 	[ "$cases_ok" -ge 20 ] && echo "PASS: kunit_at_least_20_cases" || echo "FAIL: kunit_at_least_20_cases: $cases_ok passed"
 else
 	echo "$ktap"

@@ -27,7 +27,7 @@ grep -q 'dirty_pressure=node' $base/2node-memless-node/guest-cmdline 2>/dev/null
 	echo "PASS: mode_on_cmdline" || { echo "FAIL: mode_on_cmdline: dirty_pressure=node not in the guest's /proc/cmdline"; fail=1; }
 # A hung guest: the launcher kills it, keeps the console, exits 2 with one line.
 out=$base/hang
-log=$(/usr/bin/python3 launch/run.py --topo uma --cmd 'sleep 600' --timeout 25 --out $out 2>&1); rc=$?
+log=$(/usr/bin/python3 launch/run.py --topo uma --cmd 'sleep 600' --timeout 25 --out $out --quiet 2>&1); rc=$?
 if [ $rc -eq 2 ] && [ "$(echo "$log" | wc -l)" -eq 1 ] && [[ $log == *"guest hung"* ]] && grep -q 'workload start' $out/console.log; then
 	echo "PASS: hang_detected"
 else
