@@ -271,7 +271,9 @@ def groups(cells):
         lab = c["topology"] + ("" if c["variant"] == "lab" else f"/{c['variant']}") + \
             ("" if c["lru"] == "classic" else f"/{c['lru']}")
         col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
-        if col is None:
+        if col is None or (c["release"] is None and not c["metrics"] and c["repeat"] is not None):
+            # A repeat that never finished (hung, aborted) is in the cells
+            # table; counted here it would pass for a repeat without values.
             continue
         gl = out.setdefault(c["scenario"], [])
         if not gl or gl[-1][0] != lab:
@@ -417,7 +419,9 @@ def bench_blocks(cells):
                     if off is None and x is None:
                         continue
                     r = ratio(x[0] if x else None, off[0] if off else None)
-                    if r is None:
+                    if off and x and min(off[3], x[3]) < 2:
+                        verdict = "needs >= 2 repeats"
+                    elif r is None:
                         verdict = "n/a"
                     elif test is None:
                         verdict = "lower" if r < 1 else "higher" if r > 1 else "equal"
@@ -434,6 +438,8 @@ def bench_blocks(cells):
                         continue
                     if off is None or st is None:
                         verdict = "n/a"
+                    elif min(off[3], st[3]) < 2:
+                        verdict = "needs >= 2 repeats"
                     else:
                         # Indistinguishable: the two ranges of repeats overlap.
                         verdict = "same within noise" if st[1] <= off[2] and off[1] <= st[2] else "DIFFERS"

@@ -236,6 +236,9 @@ for (mode, kernel), rs in vals.items():
                                "workloads": {"dirtier": {"bw_bytes_per_s": bw * MiB}},
                                "guest": {"fs_mark_files_per_s": fps}},
                    "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
+d = os.path.join(root, "uma-cp-off-patched-r4"); os.makedirs(d)   # interrupted: no values
+json.dump({"topology": "uma", "scenario": "cp", "mode": "off", "kernel": "patched", "lru": "classic",
+           "repeat": 4, "status": "ABORTED", "reason": "interrupted"}, open(os.path.join(d, "cell.json"), "w"))
 PY
 $py launch/report.py "$tmp/bench" >/dev/null 2>&1
 md="$tmp/bench/report.md"
