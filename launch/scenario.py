@@ -49,7 +49,8 @@ def parse(text, path):
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         where = f"{path}:{n}"
-        if re.match(r"^workload\s*\(\)", line):
+        if re.match(r"^workload\s*\(\)", line) or \
+                re.match(r'^\. "\$LAB/workloads/scenarios/lib/[a-z0-9_.-]+\.sh"$', line):
             has_workload = True
         if line.startswith("check ") or line == "check":
             w = line.split()

@@ -6,6 +6,7 @@
 # `make matrix-smoke` (tests/run matrix).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
+. tests/result-lines.sh
 dir=results/test-scenarios
 fail=0
 for cell in 2node-asym:imbalance:global 2node-asym:imbalance:node 2node-asym:fastdown:global; do
@@ -16,10 +17,6 @@ for cell in 2node-asym:imbalance:global 2node-asym:imbalance:node 2node-asym:fas
 	if [ ! -f "$out/result.json" ]; then
 		echo "FAIL: $c: no result.json: $log"; fail=1; continue
 	fi
-	jq -r --arg c "$c" '.checks[] |
-		if .status == "pass" then "PASS: \($c).\(.name)"
-		elif .status == "xfail" then "XFAIL: \($c).\(.name): \(.reason)"
-		else "FAIL: \($c).\(.name): \(.status): \(.expectation), got \(.value)\(if .reason then " (" + .reason + ")" else "" end)" end' "$out/result.json"
-	jq -e '.pass' "$out/result.json" >/dev/null || fail=1
+	result_lines "$c" "$out/result.json" || fail=1
 done
 exit $fail

@@ -5,6 +5,7 @@
 # could not run) is one FAIL.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
+. tests/result-lines.sh
 dir=results/test-matrix-smoke
 /usr/bin/python3 launch/matrix.py --smoke --matrix test-matrix-smoke --rerun >&2
 cells=$(/usr/bin/python3 launch/matrix.py --smoke --list)
@@ -16,10 +17,6 @@ for c in $cells; do
 		fail=1
 		continue
 	fi
-	jq -r --arg c "$c" '.checks[] |
-		if .status == "pass" then "PASS: \($c).\(.name)"
-		elif .status == "xfail" then "XFAIL: \($c).\(.name): \(.reason)"
-		else "FAIL: \($c).\(.name): \(.status): \(.expectation), got \(.value)\(if .reason then " (" + .reason + ")" else "" end)" end' "$r"
-	jq -e '.pass' "$r" >/dev/null || fail=1
+	result_lines "$c" "$r" || fail=1
 done
 exit $fail

@@ -1,0 +1,33 @@
+# The slowup workload, shared by slowup.sh and slowup-fast.sh, which set
+# RECOVERY (steps/s) and IDLE_S (seconds of idle to measure over).  Sourced in
+# the guest; no check lines here (their < and > would be redirections).
+workload() {
+	dp dirty_pressure_recovery "$RECOVERY"
+	start hog "$BIN/hog" --node 0 --size 380M --ramp 2 --duration 30 --report "$(report hog)"
+	sleep 4
+	start dirtier "$BIN/dirtier" --node 0 --file "$TEST_DIR/f" --size 512M --bs 1M --report "$(report dirtier)"
+	finish dirtier
+	stop hog
+	sync
+	wait_kswapd_idle 0 60 || echo "kswapd0 never went idle"
+	low=$(dp dirty_pressure)
+	metric pressure_at_idle "$low"
+	t0=$(uptime_s)
+	w0=$(awk '$1 == "pageoutrun" { print $2 }' /proc/vmstat)
+	sample_start 1
+	sleep "$IDLE_S"
+	sample_stop
+	t1=$(uptime_s)
+	high=$(dp dirty_pressure)
+	w1=$(awk '$1 == "pageoutrun" { print $2 }' /proc/vmstat)
+	metric pressure_after_idle "$high"
+	metric idle_s "$(echo "$t1 - $t0" | bc)"
+	# Expected: low + rate * time asleep, capped at 1024.  The ratio of the
+	# observed rise to that is 1 when recovery runs at the configured rate.
+	want=$(echo "r = $low + $RECOVERY * ($t1 - $t0); if (r > 1024) r = 1024; r" | bc)
+	metric recovery_expected "$want"
+	[ "$(echo "$want > $low" | bc)" = 1 ] &&
+		metric recovery_ratio "$(echo "scale=3; ($high - $low) / ($want - $low)" | bc)"
+	metric pageoutrun_while_idle $((w1 - w0))
+	return 0
+}
