@@ -232,7 +232,10 @@ def summary(values):
     v = [x for x in values if x is not None]
     if not v:
         return None
-    return statistics.median(v), min(v), max(v), len(v)
+    med = statistics.median(v)
+    if all(isinstance(x, int) for x in v) and float(med).is_integer():
+        med = int(med)      # counters stay whole numbers
+    return med, min(v), max(v), len(v)
 
 
 def ratio(a, b):
