@@ -267,6 +267,10 @@ def main(argv):
         print(f"collect: {e}", file=sys.stderr)
         return 2
     old = json.loads(read(os.path.join(out, "result.json"), "{}") or "{}")
+    # OUT keeps copies named "topology" and "scenario.sh": the names come
+    # from the run's own result.json.
+    topo["name"] = old.get("topology", topo["name"])
+    sc["name"] = old.get("scenario", sc["name"])
     res = collect(out, topo, sc, old.get("mode", "?"), old.get("kernel", "?"), old.get("variant", "lab"),
                   old.get("metrics", {}).get("wall_s"))
     print_summary(res, out, TOP)
