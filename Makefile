@@ -14,7 +14,7 @@ BIN      := build/bin
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl trace-cmd \
 	kernelshark libkshark-dev libtracecmd-dev libtraceevent-dev libtracefs-dev gnuplot-nox \
 	ccache flex bison bc libelf-dev libssl-dev dwarves e2fsprogs xfsprogs fio stress-ng fsmark \
-	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc
+	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc python3-ply python3-git
 
 .PHONY: help deps kernel kunit run test test-host test-lab check-series tools workloads analysis \
 	view matrix matrix-smoke bench docs clean distclean
