@@ -27,6 +27,10 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 dplabout /mnt/out
 fi
 OUT=/mnt/out
 . $OUT/job.env
+# The lab's own tree, shared on its own: a checkout under /tmp or /mnt would
+# be hidden by the tmpfs mounts above.
+mkdir -p "$LAB" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro dplablab "$LAB" ||
+	echo "dplab: cannot mount the lab tree at $LAB" >/dev/console
 export OUT LAB MODE SCENARIO SCENARIO_FILE KERNEL_FLAVOUR TEST_DIR=/mnt/test BIN="$LAB/build/bin"
 status() { echo "$*" >>$OUT/guest-status; echo "dplab: $*" >/dev/console; }
 stage() { echo "dplab: [$(cut -d' ' -f1 /proc/uptime)s] $*" >/dev/console; }

@@ -65,6 +65,7 @@ def qemu_command(topo, image, out, disk_path, cmdline):
             "-serial", "chardev:con",
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={out},mount_tag=dplabout,security_model=none,multidevs=remap",
+            "-virtfs", f"local,path={TOP},mount_tag=dplablab,security_model=none,readonly=on,multidevs=remap",
             "-drive", f"file={disk_path},format=raw,if=virtio,cache=none,aio=threads{throttle}"]
     return cmd
 
