@@ -1,6 +1,6 @@
 #!/bin/bash
 # Host checks of analysis/: dpanalyze against synthetic traces with known truth
-# (analysis/mktrace.py), against real guest traces in tests/fixtures/*.dat, the
+# (analysis/mktrace.py), against real guest traces in tests/fixtures/analysis/*.trace, the
 # check language, bad input, and a fuzz run under ASan+UBSan.  No kernel needed.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/build/bin
@@ -55,17 +55,17 @@ counts_agree() {	# NAME FILE
 counts_agree counts-vs-report-synthetic "$t/syn.dat"
 counts_agree counts-vs-report-stock "$t/stock.dat"
 nreal=0
-for f in "$fix"/analysis/real-*.dat; do
+for f in "$fix"/analysis/real-*.trace; do
 	[ -e "$f" ] || continue
 	nreal=$((nreal + 1))
-	counts_agree "counts-vs-report-$(basename "$f" .dat)" "$f"
+	counts_agree "counts-vs-report-$(basename "$f" .trace)" "$f"
 done
-[ $nreal -gt 0 ]; check real-fixture-present $? "no real guest trace in tests/fixtures/analysis/real-*.dat"
+[ $nreal -gt 0 ]; check real-fixture-present $? "no real guest trace in tests/fixtures/analysis/real-*.trace"
 
 # The real fastdown fixture (series kernel, 2node-asym, mode global; 21.3..21.6 s of the run,
 # cut with trace-cmd split): three fast_downs on node 0 at priorities 4, 3, 2 (new 2, 1, 0),
 # each applied inside its batch, so the preceding scan's priority differs for two of them.
-rf=$fix/analysis/real-2node-asym-fastdown-global.dat
+rf=$fix/analysis/real-2node-asym-fastdown-global.trace
 "$bin/dpanalyze" "$rf" --out "$t/rf" --no-tsv 2>"$t/err"; rc=$?
 got=$(jv '.metrics.pressure.node0 | "\(.fast_down) \(.fast_down_formula_ok) \(.fast_down_priority_matched) \(.fast_down_no_scan) \(.fast_down_preceding_priority_unmatched) \(.min)"' "$t/rf/metrics.json")
 [ $rc -eq 0 ] && [ "$got" = "3 3 3 0 2 0" ]
@@ -79,7 +79,7 @@ check nodes-option $? "exit $rc, node1 '$got' (without --nodes: '$old')"
 
 # mktrace.py must lay events out as the series' kernel does: every field line of every event
 # it writes equals the one in a real guest trace header (trace-cmd 3.1.6, v7, zstd)
-real_hdr=$fix/analysis/no-events-v7.dat
+real_hdr=$fix/analysis/no-events-v7.trace
 fields() {	# TRACE: "event: field line" for each field, sorted
 	trace-cmd dump --events "$1" 2>/dev/null | awk '/^name:/ { n = $2 } /field:/ { print n ": " $0 }' |
 		tr -s ' \t' ' ' | sort
@@ -216,7 +216,7 @@ bad bad-nodes "--nodes: want a node count 1..64, not 'two'" "$t/syn.dat" --out "
 bad bad-missing-file "no-such.dat: cannot read" "$t/no-such.dat" --out "$t/b"
 bad bad-not-a-trace "text.dat: not a readable trace.dat" "$t/text.dat" --out "$t/b"
 bad bad-empty-file "empty.dat: not a readable trace.dat" "$t/empty.dat" --out "$t/b"
-bad bad-real-no-events "no-events-v7.dat: the trace holds no events" "$real_hdr" --out "$t/b"
+bad bad-real-no-events "no-events-v7.trace: the trace holds no events" "$real_hdr" --out "$t/b"
 bad bad-truncated-header "trunc-head.dat: not a readable" "$t/trunc-head.dat" --out "$t/b"
 bad bad-truncated-data "trunc-data.dat: trace data truncated or corrupt" "$t/trunc-data.dat" --out "$t/b"
 bad bad-check-op "badop.checks:1: operator must be one of" "$t/syn.dat" --out "$t/b" --checks "$t/badop.checks"
@@ -309,7 +309,7 @@ fi
 
 # ---- fuzz: truncated and bit-flipped copies under ASan+UBSan: exit 0 or 2, no report ----
 seeds=("$t/syn.dat" "$t/stock.dat" "$real_hdr")
-for f in "$fix"/analysis/real-*.dat; do [ -e "$f" ] && seeds+=("$f"); done
+for f in "$fix"/analysis/real-*.trace; do [ -e "$f" ] && seeds+=("$f"); done
 mkdir -p "$t/fz"
 python3 - "$FUZZ_N" "$t/fz" "${seeds[@]}" <<'EOF'
 import random, sys
