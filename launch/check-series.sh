@@ -5,6 +5,12 @@
 #               git apply --whitespace=error-all (as `make kernel` does)
 #   checkpatch  scripts/checkpatch.pl --strict on every patch: 0 errors,
 #               0 warnings, 0 checks
+#   numbering   each patch's Subject is [PATCH i/n] in series order
+#   cover       patches/0000-cover-letter.patch, if present, is not in
+#               the series (not applied: it has no diff), is checkpatch
+#               --strict clean like the patches, announces [PATCH 0/n],
+#               lists every patch's subject in order and carries the
+#               series' diffstat summary line
 #   build       the objects the series touches, compiled (not linked):
 #                 lab     tinyconfig + patches/lab.config + kunit.config,
 #                         after each patch in turn (each must build alone)
@@ -15,7 +21,8 @@
 #                 i386    i386 defconfig + DEBUG_FS, KUNIT, the suite
 #
 # One "PASS: name" or "FAIL: name: why" line per item (tests/run format);
-# exits 1 if anything failed.  --quick does apply + checkpatch only (~30 s).
+# exits 1 if anything failed.  --quick does apply, checkpatch, numbering and
+# cover only (~30 s).
 #
 # Works in its own scratch tree, build/check-series/ (source linux/ as a git
 # repository tagged pristine, one objdir per config), so it never disturbs
@@ -58,6 +65,9 @@ patches=()
 while read -r p; do
 	p=${p%%#*}; p=$(echo "$p" | xargs)
 	[ -n "$p" ] || continue
+	if [ "$p" = 0000-cover-letter.patch ]; then
+		fail setup "patches/series names the cover letter $p: it is no patch, take it out of the series"; exit 1
+	fi
 	if [ ! -f "$top/patches/$p" ]; then
 		fail setup "patches/series names $p, which does not exist"; exit 1
 	fi
@@ -94,15 +104,28 @@ for p in "${patches[@]}"; do
 done
 [ $ok = 1 ] && pass "apply: ${#patches[@]} patches apply to pristine 6.1 without fuzz"
 
-# --- checkpatch
-for p in "${patches[@]}"; do
+# --- checkpatch (the cover letter too: it is mailed with the series; no
+# summary with "0 lines checked" counts as a pass)
+cover=$top/patches/0000-cover-letter.patch
+checked=("${patches[@]}")
+[ -f "$cover" ] && checked+=("$cover")
+for p in "${checked[@]}"; do
 	n=$(basename "$p")
-	out=$(cd "$src" && scripts/checkpatch.pl --strict "$p" 2>&1)
+	# The cover letter by its path relative to the lab: given as an absolute
+	# path, checkpatch read its 182 lines as 0 and passed it (a patch with a
+	# diff is read either way).
+	if [ "$p" = "$cover" ]; then
+		out=$(cd "$top" && "$src/scripts/checkpatch.pl" --strict "${p#"$top"/}" 2>&1)
+	else
+		out=$(cd "$src" && scripts/checkpatch.pl --strict "$p" 2>&1)
+	fi
 	tot=$(echo "$out" | grep -E '^total: ' | tail -1)
 	if echo "$out" | grep -q 'Traceback\|ModuleNotFoundError'; then
 		fail "checkpatch: $n" "checkpatch's helpers crashed (python3-ply, python3-git installed?)"
 	elif [ "$tot" = "" ]; then
 		fail "checkpatch: $n" "no summary line from checkpatch"
+	elif echo "$tot" | grep -q ', 0 lines checked'; then
+		fail "checkpatch: $n" "checkpatch read no lines of it: $tot"
 	elif echo "$tot" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
 		pass "checkpatch: $n"
 	else
@@ -110,6 +133,48 @@ for p in "${patches[@]}"; do
 		fail "checkpatch: $n" "$tot (log: build/check-series/logs/checkpatch-$n.log)"
 	fi
 done
+
+# --- numbering and cover letter
+# subject FILE: the Subject header, continuation lines unfolded
+subject() {
+	awk '/^Subject: / { s = substr($0, 10); on = 1; next }
+	     on && /^[ \t]/ { s = s $0; next }
+	     on { print s; exit }' "$1"
+}
+n=${#patches[@]}
+i=0 bad=
+for p in "${patches[@]}"; do
+	i=$((i + 1))
+	case $(subject "$p") in
+	"[PATCH $i/$n] "*) ;;
+	*) bad="$bad $(basename "$p")" ;;
+	esac
+done
+[ -z "$bad" ] && pass "numbering: [PATCH i/$n] in series order" ||
+	fail numbering "not [PATCH i/$n] in series order:$bad"
+if [ -f "$cover" ]; then
+	want=$(for p in "${patches[@]}"; do subject "$p" | sed 's/^\[PATCH [0-9]*\/[0-9]*\] //'; done)
+	# the shortlog: "Author (n):" and its indented subject lines
+	got=$(awk '/^[^ ].* \([0-9]+\):$/ { on = 1; next }
+		   on && /^  [^ ]/ { if (e != "") print e; e = substr($0, 3); next }
+		   on && /^    [^ ]/ { sub(/^ +/, ""); e = e " " $0; next }
+		   on { if (e != "") print e; exit }' "$cover")
+	stat=""
+	if [ $ok = 1 ]; then
+		# the series is applied (apply step above): its diffstat summary
+		g add -A -f && stat=$(g diff --cached --shortstat pristine)
+	fi
+	cstat=$(grep -E '^ [0-9]+ files? changed' "$cover")
+	if [[ $(subject "$cover") != "[PATCH 0/$n] "* ]]; then
+		fail cover "Subject is not [PATCH 0/$n] ...: $(subject "$cover")"
+	elif [ "$got" != "$want" ]; then
+		fail cover "its shortlog is not the series' subjects in order: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -2 | tr '\n' ' ')"
+	elif [ $ok = 1 ] && [ "$cstat" != "$stat" ]; then
+		fail cover "diffstat summary '${cstat# }' but the series makes '${stat# }'"
+	else
+		pass "cover: 0000-cover-letter.patch announces the $n patches of the series"
+	fi
+fi
 
 [ $quick = 1 ] && exit $failed
 [ $ok = 1 ] || { fail build "skipped: the series does not apply"; exit 1; }
