@@ -29,6 +29,20 @@ void usage_error(const char *fmt, ...)
 	exit(2);
 }
 
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		usage_error("out of memory");
+	return p;
+}
+
+int exit_status(int rc)
+{
+	return stop_signal ? 128 + stop_signal : rc;
+}
+
 /* libnuma calls these on failures and by default prints its own lines; we
  * check return values ourselves and keep stderr to our one line. */
 void numa_error(char *where)
@@ -153,6 +167,41 @@ int parse_node(const char *opt, const char *s)
 	return (int)n;
 }
 
+int parse_choice(const char *opt, const char *what, const char *s,
+		 const char *const *names, int n)
+{
+	char want[256] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(s, names[i]))
+			return i;
+		len += (size_t)snprintf(want + len, sizeof(want) - len, "%s%s",
+					i == 0 ? "" : i == n - 1 ? " or " : ", ",
+					names[i]);
+		if (len >= sizeof(want))
+			len = sizeof(want) - 1;
+	}
+	usage_error("--%s: bad %s '%s' (want %s)", opt, what, s, want);
+}
+
+double parse_report_every(const char *s)
+{
+	double v = parse_seconds("report-every", s);
+
+	if (v <= 0)
+		usage_error("--report-every must be more than 0 seconds");
+	return v;
+}
+
+void require_size(int set, uint64_t size)
+{
+	if (!set)
+		usage_error("--size is required");
+	if (!size)
+		usage_error("--size must be greater than 0");
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -259,13 +308,31 @@ void numa_env_init(void)
 	numa.nnodes = numa.available ? numa_max_node() + 1 : 1;
 }
 
-int bind_cpus(int node)
+int pin_to_node(int node)
 {
-	if (!numa.available)
+	struct bitmask *cpus;
+	int pinned = 0;
+
+	if (!numa.available || node < 0)
 		return 0;	/* one node: nothing to pin to */
-	if (numa_run_on_node(node) < 0)
-		return -errno;
-	return 0;
+	/* a memory-only node has no CPUs to run on: bind memory only */
+	cpus = numa_allocate_cpumask();
+	if (numa_node_to_cpus(node, cpus) == 0 &&
+	    numa_bitmask_weight(cpus) > 0) {
+		if (numa_run_on_node(node) < 0)
+			usage_error("--node %d: cannot run on its CPUs: %s",
+				    node, strerror(errno));
+		pinned = 1;
+	}
+	numa_free_cpumask(cpus);
+	return pinned;
+}
+
+uint64_t pages_of(uint64_t bytes)
+{
+	uint64_t ps = (uint64_t)numa.page_size;
+
+	return (bytes + ps - 1) / ps;
 }
 
 #define QUERY_MAX (1u << 20)	/* pages queried at most; beyond: sample */
@@ -496,6 +563,47 @@ out:
 	free(j->buf);
 	j->buf = NULL;
 	return err;
+}
+
+void report_begin(struct json *j, const char *program, uint64_t version,
+		  int running, const char *status, const char *error)
+{
+	json_begin(j);
+	json_str(j, "program", program);
+	json_u64(j, "version", version);
+	json_str(j, "status", running ? "running" :
+		 stop_signal ? "interrupted" : status);
+	json_str(j, "error", error);
+}
+
+void report_env(struct json *j, int node, const char *policy, int cpu_bound)
+{
+	json_i64(j, "signal", stop_signal);
+	json_bool(j, "numa_available", numa.available);
+	json_i64(j, "nodes", numa.nnodes);
+	json_i64(j, "node", node);
+	json_str(j, "policy", policy);
+	json_bool(j, "cpu_bound", cpu_bound);
+}
+
+int report_write(struct json *j, const char *path)
+{
+	int e = json_write(j, path);
+
+	if (e) {
+		fprintf(stderr, "%s: --report %s: cannot write: %s\n", prog,
+			path, strerror(-e));
+		return 1;
+	}
+	return 0;
+}
+
+int report_due(double every, uint64_t *next, uint64_t now)
+{
+	if (every <= 0 || now < *next)
+		return 0;
+	*next = now + (uint64_t)(every * 1e9);
+	return 1;
 }
 
 void report_path_check(const char *opt, const char *path)

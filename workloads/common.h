@@ -1,7 +1,8 @@
-/* Shared helpers for the dplab workloads (dirtier, hog): option parsing with
- * one-line errors, size/duration parsing, a constant-memory latency
- * histogram, NUMA binding and placement queries, atomic JSON reports and
- * SIGTERM/SIGINT handling.  See README.md in this directory. */
+/* Shared helpers for the dplab workloads (dirtier, hog, dpfuzz): option
+ * parsing with one-line errors, size/duration/choice parsing, a
+ * constant-memory latency histogram, NUMA binding and placement queries,
+ * atomic JSON reports with a common head, SIGTERM/SIGINT handling and the
+ * exit status after them.  See README.md in this directory. */
 #ifndef DPLAB_COMMON_H
 #define DPLAB_COMMON_H
 
@@ -17,6 +18,12 @@ extern const char *prog;
 /* Bad input: one line "<prog>: <msg>" on stderr, exit 2. */
 _Noreturn void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+
+/* calloc() that cannot fail: "out of memory" is a usage error (exit 2). */
+void *xcalloc(size_t n, size_t size);
+
+/* Exit status of a workload: 128 + N after stop signal N, else rc. */
+int exit_status(int rc);
 
 /* ---- options: only "--name value", "--name=value" and flags ---- */
 struct opt {
@@ -37,6 +44,14 @@ uint64_t parse_size(const char *opt, const char *s);   /* 4096, 64K, 1G */
 uint64_t parse_count(const char *opt, const char *s);  /* plain integer */
 double parse_seconds(const char *opt, const char *s);  /* 2, 0.5 */
 int parse_node(const char *opt, const char *s);       /* checks range */
+/* One of n words: returns the index of s in names, else a usage error
+ * "--opt: bad <what> 's' (want names[0], ... or names[n-1])". */
+int parse_choice(const char *opt, const char *what, const char *s,
+		 const char *const *names, int n);
+/* --report-every S: seconds, more than 0. */
+double parse_report_every(const char *s);
+/* --size: given (set) and not 0. */
+void require_size(int set, uint64_t size);
 
 /* ---- time ---- */
 uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
@@ -69,8 +84,12 @@ struct numa_env {
 };
 extern struct numa_env numa;
 void numa_env_init(void);
-/* Pins the CPUs of this task to node; returns 0 or -errno. */
-int bind_cpus(int node);
+/* Runs this task on node's CPUs; returns whether it was pinned: not
+ * without NUMA, without a node (node < 0), or for a memory-only node (no
+ * CPUs to run on: its memory is bound only).  Failing: usage error. */
+int pin_to_node(int node);
+/* Pages that bytes span (rounded up). */
+uint64_t pages_of(uint64_t bytes);
 
 /* Where pages of [base, base + npages pages) are: counts[node] (nnodes
  * entries) for resident pages, *absent for pages not resident (-ENOENT),
@@ -105,6 +124,20 @@ void json_u64_array(struct json *j, const char *key, const uint64_t *v,
 void json_hist_us(struct json *j, const char *prefix, const struct hist *h);
 /* Finishes the object and writes it atomically; returns 0 or -errno. */
 int json_write(struct json *j, const char *path);
+
+/* The head of a workload report: json_begin(), then program, version,
+ * status ("running" for an interim report, "interrupted" after a stop
+ * signal, else status) and error. */
+void report_begin(struct json *j, const char *program, uint64_t version,
+		  int running, const char *status, const char *error);
+/* Where it ran: signal, numa_available, nodes, node, policy, cpu_bound. */
+void report_env(struct json *j, int node, const char *policy, int cpu_bound);
+/* json_write(); on failure one line "<prog>: --report PATH: cannot write:
+ * ..." on stderr and returns 1, else 0. */
+int report_write(struct json *j, const char *path);
+/* Whether an interim report of --report-every is due at now; if so, the
+ * next one is due every seconds later. */
+int report_due(double every, uint64_t *next, uint64_t now);
 /* Fails early (usage error) when path cannot be created. */
 void report_path_check(const char *opt, const char *path);
 

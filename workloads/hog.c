@@ -31,6 +31,8 @@
 
 #define CHUNK (1ull << 20)
 
+static const char *const touch_names[] = { "seq", "random" };
+
 enum {
 	OPT_HELP, OPT_NODE, OPT_SIZE, OPT_TOUCH, OPT_PASSES, OPT_DURATION,
 	OPT_RAMP, OPT_HOLD, OPT_RELEASE, OPT_THP, OPT_REPORT, OPT_EVERY,
@@ -108,12 +110,7 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			size_set = 1;
 			break;
 		case OPT_TOUCH:
-			if (!strcmp(v, "seq"))
-				c->random = 0;
-			else if (!strcmp(v, "random"))
-				c->random = 1;
-			else
-				usage_error("--touch: bad order '%s' (want seq or random)", v);
+			c->random = parse_choice("touch", "order", v, touch_names, 2);
 			break;
 		case OPT_PASSES:
 			c->passes = parse_count("passes", v);
@@ -139,16 +136,11 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			c->report = v;
 			break;
 		case OPT_EVERY:
-			c->every = parse_seconds("report-every", v);
-			if (c->every <= 0)
-				usage_error("--report-every must be more than 0 seconds");
+			c->every = parse_report_every(v);
 			break;
 		}
 	}
-	if (!size_set)
-		usage_error("--size is required");
-	if (!c->size)
-		usage_error("--size must be greater than 0");
+	require_size(size_set, c->size);
 	if (c->size > (uint64_t)SIZE_MAX / 2)
 		usage_error("--size %llu: too large for this machine",
 			    (unsigned long long)c->size);
@@ -197,8 +189,7 @@ static void shuffle(uint32_t *a, uint64_t n, uint64_t *rng)
 static void touch_chunk(const struct cfg *c, struct state *s, uint64_t i,
 			uint64_t val, uint32_t *pages)
 {
-	uint64_t ps = (uint64_t)numa.page_size;
-	uint64_t np = (chunk_len(c, i) + ps - 1) / ps;
+	uint64_t ps = (uint64_t)numa.page_size, np = pages_of(chunk_len(c, i));
 	char *p = s->base + i * CHUNK;
 
 	if (c->random && pages) {
@@ -216,13 +207,9 @@ static int report(const struct cfg *c, const struct state *s);
 /* The interim report of --report-every, with where the memory is now. */
 static void maybe_report(const struct cfg *c, struct state *s)
 {
-	uint64_t now = now_ns();
-
-	if (c->every <= 0 || now < s->next_report)
+	if (!report_due(c->every, &s->next_report, now_ns()))
 		return;
-	s->next_report = now + (uint64_t)(c->every * 1e9);
-	placement_query(s->base, (c->size + (uint64_t)numa.page_size - 1) /
-			(uint64_t)numa.page_size, 0, &s->res);
+	placement_query(s->base, pages_of(c->size), 0, &s->res);
 	s->running = 1;
 	report(c, s);
 	s->running = 0;
@@ -322,7 +309,7 @@ static void run(const struct cfg *c, struct state *s)
 	}
 
 	/* where the memory is, before any of it is given back */
-	placement_query(s->base, (c->size + ps - 1) / ps, 0, &s->res);
+	placement_query(s->base, pages_of(c->size), 0, &s->res);
 	s->placed = 1;
 
 	if (c->release && !stop_signal) {
@@ -350,28 +337,18 @@ static int report(const struct cfg *c, const struct state *s)
 {
 	struct json j;
 	uint64_t abytes = s->allocated * CHUNK, tbytes = s->touches * CHUNK;
-	int e;
 
 	if (abytes > c->size)
 		abytes = c->size;
 	if (tbytes > c->size * (s->passes_done + 1))
 		tbytes = c->size * (s->passes_done + 1);
-	json_begin(&j);
-	json_str(&j, "program", "hog");
-	json_u64(&j, "version", 1);
-	json_str(&j, "status", s->running ? "running" :
-		 stop_signal ? "interrupted" : s->status);
-	json_str(&j, "error", s->error);
-	json_i64(&j, "signal", stop_signal);
-	json_bool(&j, "numa_available", numa.available);
-	json_i64(&j, "nodes", numa.nnodes);
-	json_i64(&j, "node", c->node);
-	json_str(&j, "policy", c->node >= 0 && numa.available ? "bind" : "default");
-	json_bool(&j, "cpu_bound", s->cpu_bound);
+	report_begin(&j, "hog", 1, s->running, s->status, s->error);
+	report_env(&j, c->node, c->node >= 0 && numa.available ? "bind" : "default",
+		   s->cpu_bound);
 	json_u64(&j, "size_bytes", c->size);
 	json_u64(&j, "chunk_bytes", CHUNK);
 	json_u64(&j, "page_bytes", (uint64_t)numa.page_size);
-	json_str(&j, "touch", c->random ? "random" : "seq");
+	json_str(&j, "touch", touch_names[c->random]);
 	json_bool(&j, "thp", c->thp);
 	json_num(&j, "ramp_s", c->ramp);
 	json_num(&j, "hold_s", c->hold);
@@ -396,13 +373,7 @@ static int report(const struct cfg *c, const struct state *s)
 	json_u64(&j, "chunks_released", s->released);
 	json_num(&j, "release_s", (double)s->release_ns / 1e9);
 	json_num(&j, "elapsed_s", (double)(now_ns() - s->t0) / 1e9);
-	e = json_write(&j, c->report);
-	if (e) {
-		fprintf(stderr, "hog: --report %s: cannot write: %s\n",
-			c->report, strerror(-e));
-		return 1;
-	}
-	return 0;
+	return report_write(&j, c->report);
 }
 
 int main(int argc, char **argv)
@@ -414,30 +385,12 @@ int main(int argc, char **argv)
 	prog = "hog";
 	numa_env_init();
 	parse_args(argc, argv, &c);
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		usage_error("out of memory");
+	s = xcalloc(1, sizeof(*s));
 	s->status = "complete";
 	s->t0 = now_ns();
 	s->rng = mix64(s->t0 ^ (uint64_t)getpid());
-	s->res.counts = calloc((size_t)numa.nnodes, sizeof(uint64_t));
-	if (!s->res.counts)
-		usage_error("out of memory");
-	if (c.node >= 0 && numa.available) {
-		/* a memory-only node has no CPUs to run on: bind memory only */
-		struct bitmask *cpus = numa_allocate_cpumask();
-
-		if (numa_node_to_cpus(c.node, cpus) == 0 &&
-		    numa_bitmask_weight(cpus) > 0) {
-			int r = bind_cpus(c.node);
-
-			if (r < 0)
-				usage_error("--node %d: cannot run on its CPUs: %s",
-					    c.node, strerror(-r));
-			s->cpu_bound = 1;
-		}
-		numa_free_cpumask(cpus);
-	}
+	s->res.counts = xcalloc((size_t)numa.nnodes, sizeof(uint64_t));
+	s->cpu_bound = pin_to_node(c.node);
 	install_stop_handlers();
 	run(&c, s);
 	if (c.report)
@@ -450,7 +403,5 @@ int main(int argc, char **argv)
 	free(s->order);
 	free(s->res.counts);
 	free(s);
-	if (stop_signal)
-		return 128 + stop_signal;
-	return rc;
+	return exit_status(rc);
 }

@@ -1,7 +1,10 @@
 #!/bin/bash
-# Host checks of the workloads (dirtier, hog): build, --help, one check per
-# bad-input class (exact line, exit 2), pacing, reports, verify against a
-# corrupted file, signals, valgrind and ASan/UBSan.  No kernel needed.
+# Host checks of the workloads (dirtier, hog, dpfuzz): build, --help, one
+# check per bad-input class (exact line, exit 2), pacing, reports, verify
+# against a corrupted file, signals, valgrind and ASan/UBSan.  dpfuzz runs
+# against tests/host/dpfuzz-sim.c, an LD_PRELOAD stand-in for the debugfs
+# files: clean on the documented semantics, and caught on each planted bug.
+# No kernel needed.
 # Never drops the host's caches: every dirtier run has --no-drop-caches.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/build/bin
@@ -18,19 +21,19 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # ---- build: quiet, incremental ----
 out=$(make -s -C "$top/workloads" 2>&1); rc=$?
-if [ $rc -ne 0 ] || [ ! -x "$bin/dirtier" ] || [ ! -x "$bin/hog" ]; then
+if [ $rc -ne 0 ] || [ ! -x "$bin/dirtier" ] || [ ! -x "$bin/hog" ] || [ ! -x "$bin/dpfuzz" ]; then
 	fail build "make -C workloads exit $rc: $(printf '%s' "$out" | head -3)"
 	exit 1
 fi
 [ -z "$out" ]; check build-quiet $? "make printed: $(printf '%s' "$out" | head -2)"
-before=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog")
+before=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog" "$bin/dpfuzz")
 out=$(make -C "$top/workloads" 2>&1)
-after=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog")
+after=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog" "$bin/dpfuzz")
 [ -z "$out" ] && [ "$before" = "$after" ]
 check build-incremental $? "second make printed '$out' or rebuilt"
 
 # ---- --help ----
-for p in dirtier hog; do
+for p in dirtier hog dpfuzz; do
 	out=$("$bin/$p" --help 2>"$t/err"); rc=$?
 	[ $rc -eq 0 ] && [ "${out#Usage: $p }" != "$out" ] && [ ! -s "$t/err" ]
 	check "$p-help" $? "exit $rc, stdout '$(printf '%s' "$out" | head -1)'"
@@ -95,7 +98,84 @@ bad dirtier-every-zero "dirtier: --report-every must be more than 0 seconds" \
 	dirtier --file f --size 1M --report r --report-every 0
 bad hog-bad-touch "hog: --touch: bad order 'zigzag' (want seq or random)" \
 	hog --size 1M --touch zigzag
+# classes the lines above leave out
+bad dirtier-empty-file "dirtier: --file: empty path" dirtier --file= --size 1M
+bad dirtier-empty-size "dirtier: --size: bad size '' (want an integer with optional K, M, G or T suffix)" \
+	dirtier --file f --size=
+bad dirtier-plus-size "dirtier: --size: bad size '+1M' (want an integer with optional K, M, G or T suffix)" \
+	dirtier --file f --size +1M
+bad dirtier-size-zero "dirtier: --size must be greater than 0" dirtier --file f --size 0
+bad dirtier-fsync-every-zero "dirtier: --fsync every=0: N must be at least 1" \
+	dirtier --file f --size 1M --fsync every=0
+bad dirtier-burst-small "dirtier: --burst 1024 is smaller than --bs 65536" \
+	dirtier --file f --size 1M --burst 1K
+bad dirtier-every-needs-report "dirtier: --report-every needs --report" \
+	dirtier --file f --size 1M --report-every 1
+bad dirtier-bad-duration "dirtier: --report-every: bad duration 'soon' (want seconds, 0..86400)" \
+	dirtier --file f --size 1M --report r --report-every soon
+bad dirtier-file-dir "dirtier: --file $t/none/f: cannot create: No such file or directory" \
+	dirtier --file "$t/none/f" --size 1M
+bad dirtier-verify-missing "dirtier: --file $t/none/f: cannot open: No such file or directory" \
+	dirtier --file "$t/none/f" --verify-only
+bad dirtier-latency-log-dir "dirtier: --latency-log $t/none/l: cannot create: No such file or directory" \
+	dirtier --file f --size 1M --latency-log "$t/none/l"
+bad dirtier-help-value "dirtier: --help takes no value" dirtier --help=1
+bad hog-size-zero "hog: --size must be greater than 0" hog --size 0
+bad hog-stray-argument "hog: unexpected argument 'x' (see --help)" hog --size 1M x
+bad hog-short-option "hog: unexpected argument '-x' (see --help)" hog -x
+bad hog-double-dash "hog: unexpected argument '--' (see --help)" hog --
+bad hog-missing-value "hog: --size needs a value" hog --size
+bad hog-flag-value "hog: --thp takes no value" hog --size 1M --thp=1
+bad hog-passes-not-number "hog: --passes: bad number 'two' (want a non-negative integer)" \
+	hog --size 1M --passes two
+bad hog-negative-node "hog: --node: bad number '-1' (want a non-negative integer)" \
+	hog --size 1M --node -1
+bad hog-negative-ramp "hog: --ramp: bad duration '-1' (want seconds, 0..86400)" \
+	hog --size 1M --ramp -1
+bad hog-huge-hold "hog: --hold: bad duration '1e9' (want seconds, 0..86400)" \
+	hog --size 1M --hold 1e9
+bad hog-infinite-duration "hog: --duration: bad duration 'inf' (want seconds, 0..86400)" \
+	hog --size 1M --duration inf
+bad hog-every-zero "hog: --report-every must be more than 0 seconds" \
+	hog --size 1M --report r --report-every 0
+bad hog-report-dir "hog: --report $t/none/r.json: cannot create: No such file or directory" \
+	hog --size 1M --report "$t/none/r.json"
+# dpfuzz: $t/vm holds plain (empty) files of the right names: enough for its
+# checks of the directory, not a state it can parse
+mkdir -p "$t/vm"
+for f in dirty_pressure dirty_pressure_node dirty_pressure_mode dirty_pressure_recovery \
+	 dirty_pressure_nodes; do : >"$t/vm/$f"; done
+bad dpfuzz-unknown-option "dpfuzz: unknown option '--bogus' (see --help)" dpfuzz --bogus
+bad dpfuzz-stray-argument "dpfuzz: unexpected argument 'x' (see --help)" dpfuzz x
+bad dpfuzz-missing-value "dpfuzz: --count needs a value" dpfuzz --count
+bad dpfuzz-count-not-number "dpfuzz: --count: bad number 'many' (want a non-negative integer)" \
+	dpfuzz --count many
+bad dpfuzz-count-zero "dpfuzz: --count 0: want 1..10000000" dpfuzz --count 0
+bad dpfuzz-count-huge "dpfuzz: --count 99999999999: want 1..10000000" dpfuzz --count 99999999999
+bad dpfuzz-threads-range "dpfuzz: --threads 65: want 1..64" dpfuzz --threads 65
+bad dpfuzz-valid-every-zero "dpfuzz: --valid-every must be at least 1" dpfuzz --valid-every 0
+bad dpfuzz-seed-negative "dpfuzz: --seed: bad number '-1' (want a non-negative integer)" dpfuzz --seed -1
+bad dpfuzz-unknown-class "dpfuzz: --classes: unknown class 'sloppy' (see --help)" \
+	dpfuzz --classes huge,sloppy
+bad dpfuzz-empty-class "dpfuzz: --classes: empty class name in 'huge,'" dpfuzz --classes huge,
+bad dpfuzz-empty-classes "dpfuzz: --classes: empty list" dpfuzz --classes=
+bad dpfuzz-valid-not-a-class "dpfuzz: --classes: unknown class 'valid' (see --help)" \
+	dpfuzz --classes valid
+bad dpfuzz-no-dir "dpfuzz: --dir $t/none: no dirty_pressure: No such file or directory (debugfs mounted, dirty pressure kernel?)" \
+	dpfuzz --dir "$t/none"
+bad dpfuzz-empty-dir "dpfuzz: --dir: empty path" dpfuzz --dir=
+bad dpfuzz-report-dir "dpfuzz: --report $t/none/r.json: cannot create: No such file or directory" \
+	dpfuzz --dir "$t/vm" --report "$t/none/r.json"
+bad dpfuzz-not-debugfs "dpfuzz: cannot parse $t/vm/dirty_pressure: \"\" (0 bytes)" \
+	dpfuzz --dir "$t/vm"
 [ ! -e "$t/f" ]; check bad-input-writes-nothing $? "a rejected dirtier created its --file"
+# every class of dpfuzz is in its --help
+out=$("$bin/dpfuzz" --help)
+for c in out_of_range negative plus_sign huge non_numeric trailing_garbage nul_byte empty \
+	 oversize bad_buffer partial concurrent read_only; do
+	grep -q "^  $c " <<<"$out" || { fail dpfuzz-help-classes "--help does not list $c"; c=; break; }
+done
+[ -n "$c" ] && pass dpfuzz-help-classes
 
 # ---- dirtier: pacing, report, latency log ----
 # 8 MiB at 4 MiB/s is 2 s of schedule; sleeping, not spinning, keeps the
@@ -175,6 +255,157 @@ corrupt verify-detects-lost-page $((7 * 65536))
 head -c $((127 * 65536 + 100)) "$t/f" >"$t/c"	# torn last block
 corrupt verify-detects-short-block $((127 * 65536))
 
+# ---- no lost data: --on-error, lost ranges, --from-report ----
+# A preloaded shim fails chosen fsync() calls and block-sized write() calls
+# with EIO (FAIL_FSYNC / FAIL_WRITE: 1-based call numbers), as a disk would.
+if cc -shared -fPIC -o "$t/eio.so" -x c - -ldl <<'EOF' 2>"$t/err"
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int listed(const char *var, unsigned n)
+{
+	const char *s = getenv(var);
+	char want[24], list[256];
+
+	if (!s)
+		return 0;
+	snprintf(want, sizeof(want), ",%u,", n);
+	snprintf(list, sizeof(list), ",%s,", s);
+	return strstr(list, want) != NULL;
+}
+int fsync(int fd)
+{
+	static unsigned n;
+	int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+
+	if (listed("FAIL_FSYNC", ++n)) {
+		errno = EIO;
+		return -1;
+	}
+	return real(fd);
+}
+ssize_t write(int fd, const void *b, size_t c)
+{
+	static unsigned n;
+	ssize_t (*real)(int, const void *, size_t) =
+		(ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+
+	if (c == 65536 && listed("FAIL_WRITE", ++n)) {
+		errno = EIO;
+		return -1;
+	}
+	return real(fd, b, c);
+}
+EOF
+then
+	# 128 blocks of 64K, fsync after every 16: fsync 3 fails (blocks 32..47
+	# lost), write 100 fails (block 99; blocks 96..99 lost), the rest syncs.
+	FAIL_FSYNC=3 FAIL_WRITE=100 LD_PRELOAD=$t/eio.so "$bin/dirtier" --file "$t/e" --size 8M \
+		--fsync every=16 --on-error continue --no-drop-caches --report "$t/e.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(cat "$t/err")" = "dirtier: fsync: Input/output error" ] &&
+		jq -e '.status == "write_error" and .error_errno == 5 and .fsync_errors == 1
+		and .write_errors == 1 and .writes == 127 and .written_end_bytes == 8388608
+		and .bytes_synced == 8388608 and .on_error == "continue"
+		and .lost_ranges_bytes == [2097152, 3145728, 6291456, 6553600]
+		and (.seed | test("^0x[0-9a-f]{16}$"))' "$t/e.json" >/dev/null
+	check dirtier-on-error-continue $? "exit $rc '$(head -1 "$t/err")' $(jq -c '{status,error_errno,fsync_errors,write_errors,written_end_bytes,bytes_synced,lost_ranges_bytes}' "$t/e.json" 2>&1)"
+	"$bin/dirtier" --from-report "$t/e.json" --no-drop-caches --report "$t/ev.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 0 ] && jq -e '.verify == "only" and .verify_scope == "written" and .verify_seed_checked
+		and .verify_blocks == 108 and .verify_bytes == 108 * 65536 and .verify_bad_blocks == 0
+		and .verify_excluded_blocks == 20 and .verify_excluded_bad_blocks == 1
+		and .verify_excluded_lost_bytes == 1310720 and .verify_excluded_unsynced_bytes == 0' \
+		"$t/ev.json" >/dev/null
+	check verify-from-report-skips-lost $? "exit $rc $(head -1 "$t/err") $(jq -c '{verify_blocks,verify_bad_blocks,verify_excluded_blocks,verify_excluded_bad_blocks}' "$t/ev.json" 2>&1)"
+	# stop (the default): the failed interval ends the run; synced is what
+	# the last good fsync() confirmed
+	FAIL_FSYNC=2 LD_PRELOAD=$t/eio.so "$bin/dirtier" --file "$t/e2" --size 8M --fsync every=16 \
+		--no-drop-caches --report "$t/e2.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 1 ] && jq -e '.status == "write_error" and .written_end_bytes == 2097152
+		and .bytes_synced == 1048576 and .lost_ranges_bytes == [1048576, 2097152]' "$t/e2.json" >/dev/null
+	check dirtier-on-error-stop $? "exit $rc $(jq -c '{status,written_end_bytes,bytes_synced,lost_ranges_bytes}' "$t/e2.json" 2>&1)"
+	"$bin/dirtier" --from-report "$t/e2.json" --scope synced --no-drop-caches --report "$t/e2v.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 0 ] && jq -e '.verify_scope == "synced" and .verify_blocks == 16 and .verify_bad_blocks == 0
+		and .verify_excluded_blocks == 16' "$t/e2v.json" >/dev/null
+	check verify-from-report-synced $? "exit $rc $(jq -c '{verify_scope,verify_blocks,verify_excluded_blocks}' "$t/e2v.json" 2>&1)"
+else
+	fail eio-shim "cannot build the EIO shim: $(head -1 "$t/err")"
+fi
+# damage inside the scope is caught, damage in a lost range is only counted
+cp "$t/e" "$t/c"
+printf '\377' | dd of="$t/c" bs=1 seek=$((10 * 65536 + 100)) conv=notrunc status=none
+printf '\377' | dd of="$t/c" bs=1 seek=$((40 * 65536 + 100)) conv=notrunc status=none
+"$bin/dirtier" --from-report "$t/e.json" --file "$t/c" --no-drop-caches --report "$t/cv.json" 2>"$t/err"; rc=$?
+[ $rc -eq 1 ] && jq -e '.status == "verify_failed" and .verify_bad_blocks == 1
+	and .verify_first_bad_offset_bytes == 655360 and .verify_excluded_bad_blocks == 2' "$t/cv.json" >/dev/null
+check verify-from-report-detects $? "exit $rc $(jq -c '{verify_bad_blocks,verify_first_bad_offset_bytes,verify_excluded_bad_blocks}' "$t/cv.json" 2>&1)"
+# the same file written again by another run: right places, foreign seed
+"$bin/dirtier" --file "$t/e" --size 8M --no-drop-caches 2>/dev/null
+"$bin/dirtier" --from-report "$t/e.json" --no-drop-caches --report "$t/fv.json" 2>"$t/err"; rc=$?
+[ $rc -eq 1 ] && jq -e '.verify_bad_blocks == 108' "$t/fv.json" >/dev/null
+check verify-detects-foreign-run $? "exit $rc $(jq -c '{verify_bad_blocks}' "$t/fv.json" 2>&1)"
+# a file that is gone is all lost, not bad input
+rm -f "$t/e"
+"$bin/dirtier" --from-report "$t/e.json" --no-drop-caches --report "$t/mv.json" 2>"$t/err"; rc=$?
+[ $rc -eq 1 ] && jq -e '.verify_missing and .verify_bad_blocks == 108 and .verify_blocks == 108' \
+	"$t/mv.json" >/dev/null
+check verify-missing-file $? "exit $rc $(jq -c '{verify_missing,verify_bad_blocks}' "$t/mv.json" 2>&1)"
+# the interim report of a writer killed with SIGKILL (as the OOM killer
+# would): what it says was written, and synced, is there
+"$bin/dirtier" --file "$t/k" --size 64M --rate 8M --fsync every=4 --report-every 0.2 \
+	--report "$t/k.json" --no-drop-caches 2>/dev/null & pid=$!
+sleep 1.2; kill -KILL $pid; wait $pid 2>/dev/null
+ok=1
+for sc in written synced; do
+	"$bin/dirtier" --from-report "$t/k.json" --scope $sc --no-drop-caches --report "$t/kv-$sc.json" \
+		2>"$t/err" || ok=0
+done
+[ $ok -eq 1 ] && jq -e '.status == "running" and .bytes_synced > 0 and .written_end_bytes >= .bytes_synced' \
+	"$t/k.json" >/dev/null &&
+	jq -e --slurpfile k "$t/k.json" '.verify_bad_blocks == 0 and .verify_bytes == $k[0].bytes_synced' \
+		"$t/kv-synced.json" >/dev/null &&
+	jq -e --slurpfile k "$t/k.json" '.verify_bad_blocks == 0 and .verify_bytes == $k[0].written_end_bytes' \
+		"$t/kv-written.json" >/dev/null
+check verify-interim-report-after-kill $? "$(jq -c '{status,bytes_synced,written_end_bytes}' "$t/k.json" 2>&1) $(jq -c '{verify_bytes,verify_bad_blocks}' "$t/kv-synced.json" 2>&1)"
+# bad reports and options: one line, exit 2
+"$bin/hog" --size 1M --report "$t/hr.json" 2>/dev/null
+sed '/"bytes_synced"/d' "$t/k.json" >"$t/nosync.json"
+bad dirtier-bad-on-error "dirtier: --on-error: bad mode 'maybe' (want stop or continue)" \
+	dirtier --file f --size 1M --on-error maybe
+bad dirtier-scope-needs-report "dirtier: --scope needs --from-report" \
+	dirtier --file f --size 1M --scope synced
+bad dirtier-bad-scope "dirtier: --scope: bad scope 'all' (want written or synced)" \
+	dirtier --from-report "$t/k.json" --scope all
+bad dirtier-report-takes-size "dirtier: --from-report takes --size and --bs from the report" \
+	dirtier --from-report "$t/k.json" --size 1M
+bad dirtier-report-missing "dirtier: --from-report none.json: cannot open: No such file or directory" \
+	dirtier --from-report none.json
+bad dirtier-report-not-dirtier "dirtier: --from-report $t/hr.json: not a dirtier report" \
+	dirtier --from-report "$t/hr.json"
+bad dirtier-report-verify-only "dirtier: --from-report $t/kv-synced.json: a verify report, not a writer's" \
+	dirtier --from-report "$t/kv-synced.json"
+bad dirtier-report-no-key "dirtier: --from-report $t/nosync.json: no key 'bytes_synced'" \
+	dirtier --from-report "$t/nosync.json"
+if command -v valgrind >/dev/null; then
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+		"$bin/dirtier" --from-report "$t/k.json" --no-drop-caches --report "$t/vgv.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$t/err" ]; check valgrind-dirtier-from-report $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
+fi
+if make -s -C "$top/workloads" asan >/dev/null 2>&1; then
+	ASAN_OPTIONS=detect_leaks=1:exitcode=99 UBSAN_OPTIONS=halt_on_error=1 \
+		"$asan/dirtier" --from-report "$t/e2.json" --scope synced --no-drop-caches --report "$t/asv.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$t/err" ]; check asan-dirtier-from-report $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
+	ASAN_OPTIONS=detect_leaks=1:exitcode=99:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error=1 \
+		FAIL_FSYNC=2,5 FAIL_WRITE=3 \
+		LD_PRELOAD=$t/eio.so "$asan/dirtier" --file "$t/as" --size 4M --fsync every=8 --on-error continue \
+		--no-drop-caches --report "$t/as.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(cat "$t/err")" = "dirtier: write: Input/output error" ]
+	check asan-dirtier-on-error $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
+fi
+
 # ---- hog ----
 "$bin/hog" --size 64M --node 0 --touch random --passes 2 --release \
 	--report "$t/h.json" 2>"$t/err"; rc=$?
@@ -240,6 +471,70 @@ else
 	fail no-numa "cannot build the preload shim: $(head -1 "$t/err")"
 fi
 
+# ---- dpfuzz against the stand-in for the debugfs files ----
+# Clean on the documented semantics; each planted bug (see dpfuzz-sim.c)
+# found, and counted in its own class: KEY must be > 0, and with CLASS
+# every accepted invalid write is of that class (or a concurrent one).
+sim() {	# sim BUGS ARGS...: dpfuzz on $t/vm through the stand-in; exit in $rc
+	local bugs=$1; shift
+	DPSIM_DIR=$t/vm DPSIM_BUGS=$bugs LD_PRELOAD=$t/dpsim.so \
+		"$bin/dpfuzz" --dir "$t/vm" --max-findings 0 "$@" >"$t/out" 2>"$t/err"; rc=$?
+}
+if cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$t/dpsim.so" "$top/tests/host/dpfuzz-sim.c" \
+	-ldl -lpthread 2>"$t/err"; then
+	sim "" --report "$t/fz.json"
+	[ $rc -eq 0 ] && [ ! -s "$t/err" ] && [ ! -s "$t/out" ] &&
+	jq -e '.status == "complete" and .findings == 0 and .io_errors == 0 and .resyncs == 0
+		and .pressure_invalid_tried >= 1000 and .mode_invalid_tried >= 1000
+		and .recovery_invalid_tried >= 1000 and .node_invalid_tried >= 1000
+		and .nodes_invalid_tried >= 1000 and .all_invalid_rejected == .all_invalid_tried
+		and .all_invalid_accepted_bad == 0 and .all_invalid_wrong_errno == 0
+		and .all_invalid_state_changed == 0 and .pressure_valid_valid_ok >= 20
+		and .mode_valid_valid_ok >= 20 and .recovery_valid_valid_ok >= 20
+		and .all_valid_valid_failed == 0 and .reader_checks > 0 and .pressure_writes_taken > 0
+		and ([to_entries[] | select(.key | test("^(pressure|mode|recovery|node|nodes)_[a-z_]+_tried$"))
+		      | select(.key | test("_(valid|invalid)_tried$") | not) | .value] | min >= 70)
+		and .initial_mode == "global" and .initial_pressure == 1024 and .nodes == 2' \
+		"$t/fz.json" >/dev/null
+	check dpfuzz-sim-clean $? "exit $rc $(head -2 "$t/err") $(jq -c '{findings,first_finding,all_invalid_tried,all_valid_valid_ok}' "$t/fz.json" 2>&1)"
+	for b in plus:all_plus_sign_accepted_bad:plus_sign nul:all_nul_byte_accepted_bad:nul_byte \
+		 wrap:all_huge_accepted_bad:huge offset:all_partial_accepted_bad:partial \
+		 ro:nodes_read_only_accepted_bad:read_only ignore:all_valid_valid_failed: \
+		 mode:mode_invalid_state_changed: efault:all_bad_buffer_wrong_errno: \
+		 decay:pressure_invalid_state_changed: racy:pressure_valid_valid_failed:; do
+		IFS=: read -r bug key cls <<<"$b"
+		sim "$bug" --count 200 --valid-every 5 --report "$t/fz-$bug.json"
+		if [ -n "$cls" ]; then
+			only=".all_invalid_accepted_bad == .all_${cls}_accepted_bad + .all_concurrent_accepted_bad"
+			[ "$bug" = ro ] && only=".node_read_only_accepted_bad > 0"
+		else
+			only=".all_invalid_accepted_bad == 0"
+		fi
+		[ $rc -eq 1 ] && jq -e ".$key > 0 and .findings > 0 and $only" "$t/fz-$bug.json" >/dev/null
+		check "dpfuzz-finds-$bug" $? "exit $rc, $(jq -c "{$key, all_invalid_accepted_bad, findings, first_finding}" "$t/fz-$bug.json" 2>&1)"
+	done
+	# EACCES for a read-only file is a refusal too (a user without
+	# CAP_DAC_OVERRIDE), not a finding
+	sim eacces --count 200 --report "$t/fz-eacces.json"
+	[ $rc -eq 0 ] && jq -e '.node_invalid_rejected == .node_invalid_tried and .node_invalid_tried >= 200' \
+		"$t/fz-eacces.json" >/dev/null
+	check dpfuzz-eacces-is-refusal $? "exit $rc $(head -1 "$t/err")"
+	# findings go to stderr, one line each, at most --max-findings
+	DPSIM_DIR=$t/vm DPSIM_BUGS=plus LD_PRELOAD=$t/dpsim.so "$bin/dpfuzz" --dir "$t/vm" \
+		--count 200 --max-findings 3 >/dev/null 2>"$t/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <"$t/err")" -eq 3 ] && grep -q '^dpfuzz: dirty_pressure [a-z_]*: write "+' "$t/err"
+	check dpfuzz-findings-lines $? "exit $rc: $(head -3 "$t/err" | tr '\n' '|')"
+	# SIGTERM: the report is written, exit 143
+	DPSIM_DIR=$t/vm LD_PRELOAD=$t/dpsim.so "$bin/dpfuzz" --dir "$t/vm" --count 10000000 \
+		--report "$t/fs.json" 2>/dev/null & pid=$!
+	sleep 0.5; kill -TERM $pid; wait $pid; rc=$?
+	[ $rc -eq 143 ] && jq -e '.status == "interrupted" and .signal == 15 and .all_invalid_tried > 0' \
+		"$t/fs.json" >/dev/null
+	check dpfuzz-sigterm-report $? "exit $rc $(jq -c '{status,signal,all_invalid_tried}' "$t/fs.json" 2>&1)"
+else
+	fail dpfuzz-sim "cannot build tests/host/dpfuzz-sim.c: $(head -1 "$t/err")"
+fi
+
 # ---- valgrind and ASan/UBSan on short runs of each ----
 # short_PROG BINDIR NAME [WRAPPER...]
 short_dirtier() { local b=$1 n=$2; shift 2
@@ -248,9 +543,17 @@ short_dirtier() { local b=$1 n=$2; shift 2
 short_hog() { local b=$1 n=$2; shift 2
 	"$@" "$b/hog" --size 8M --node 0 --touch random --passes 2 --ramp 0.1 --release \
 		--report "$t/$n.json"; }
+# every class; under valgrind not bad_buffer: valgrind reports the write()
+# of an unreadable buffer (on purpose) as an error
+dpclasses=out_of_range,negative,plus_sign,huge,non_numeric,trailing_garbage,nul_byte,empty,oversize,partial,concurrent,read_only
+short_dpfuzz() { local b=$1 n=$2 cl=$dpclasses,bad_buffer; shift 2
+	[ "$1" = valgrind ] && cl=$dpclasses
+	DPSIM_DIR=$t/vm LD_PRELOAD=$t/dpsim.so ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 \
+		"$@" "$b/dpfuzz" --dir "$t/vm" --count 60 --threads 2 --valid-every 5 --classes "$cl" \
+		--report "$t/$n.json"; }
 if command -v valgrind >/dev/null; then
 	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible"
-	for p in dirtier hog; do
+	for p in dirtier hog dpfuzz; do
 		$vg "$bin/$p" --help >/dev/null 2>"$t/err"; rc1=$?
 		"short_$p" "$bin" "vg$p" $vg 2>"$t/err"; rc=$?
 		[ $rc1 -eq 0 ] && [ $rc -eq 0 ] && [ ! -s "$t/err" ]
@@ -263,7 +566,7 @@ out=$(make -s -C "$top/workloads" asan 2>&1); rc=$?
 if [ $rc -eq 0 ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	for p in dirtier hog; do
+	for p in dirtier hog dpfuzz; do
 		"short_$p" "$asan" "as$p" 2>"$t/err"; rc=$?
 		[ $rc -eq 0 ] && [ ! -s "$t/err" ]
 		check "asan-$p" $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
