@@ -1,17 +1,37 @@
 # bandwidth-20m: the write bandwidth estimate (seed patch 09, upstream as
 # wb->write_bandwidth) converges to the disk's QEMU throttle within +-10%
 # in 10 s of writing.
+#
+# The estimate is traced (writeback:bdi_dirty_ratelimit) only while
+# balance_dirty_pages() throttles the writer, so the dirty limits are small
+# (16 MiB background, 64 MiB hard) and the writer outruns the disk from the
+# first seconds.  One TCG vCPU dirties ~25-33 MB/s on a quiet host and
+# 13-15 MB/s on a loaded one (measured), too close to this disk's 20 to be
+# sure of throttling, so two writers, one per node and vCPU, share the disk.
 CLAIM="the estimated write bandwidth converges to the disk throttle within 10% in 10 s"
 TOPOLOGIES="2node-sym"
 DISK_WRITE_BPS=20M
-TIMEOUT=240
+SYSCTL="vm.dirty_background_bytes=16777216 vm.dirty_bytes=67108864"
+TIMEOUT=360
 
 workload() {
-	start dirtier "$BIN/dirtier" --file "$TEST_DIR/f" --size 600M --bs 1M --report "$(report dirtier)"
-	finish dirtier
+	start dirtier0 "$BIN/dirtier" --node 0 --file "$TEST_DIR/f0" --size 400M --bs 1M --report "$(report dirtier0)"
+	start dirtier1 "$BIN/dirtier" --node 1 --file "$TEST_DIR/f1" --size 400M --bs 1M --report "$(report dirtier1)"
+	finish dirtier0
+	finish dirtier1
 	return 0
 }
 
 check workload_exit      workload.exit == 0
 check kernel_clean       console.problems == 0
-check estimate_converges trace.bandwidth.bdi.converge_time_s <= 10
+# Throttled: balance_dirty_pages() ran above the freerun line.  Its pauses
+# can all be "negative" (the writers' own think time covers them), so the
+# calls are counted, not the pauses.
+check was_throttled      trace.balance_dirty_pages.calls > 20
+# 20M in QEMU is 20 MiB/s = 20480 kB/s; +-10% is 18432..22528.
+check estimate_near_disk_low  trace.bandwidth.avg_write_bw_final_kBps >= 18432
+check estimate_near_disk_high trace.bandwidth.avg_write_bw_final_kBps <= 22528
+# 6.1's estimator starts at INIT_BW (100 MiB/s) and blends each 200 ms
+# sample over a 1024-jiffy period (4.1 s at HZ=250): from 100 to within 10%
+# of 20 MiB/s takes ln(80/2) * 4.1 s = 15 s, and avg_write_bw lags behind.
+check estimate_converges trace.bandwidth.converge_time_s <= 10 xfail 6.1 starts the estimate at 100 MiB/s and blends over 4.1 s: ~15 s to reach 10% of 20 MiB/s (measured 18.9 s and 22.7 s)

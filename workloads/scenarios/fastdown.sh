@@ -4,7 +4,7 @@
 CLAIM="each fast-down value equals 1024 >> (13 - priority) of the shrink batch that caused it"
 TOPOLOGIES="2node-asym 8node-tiny"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
-TIMEOUT=240
+TIMEOUT=360
 
 workload() {
 	start hog "$BIN/hog" --node 0 --size "${HOG_SIZE:-$(( $(sed -n 's/.*MemTotal: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node0/meminfo) * 3 / 4 / 1024 ))M}" \

@@ -6,7 +6,7 @@
 CLAIM="one pressured node lowers the global limits only by its share (mode node) and its new dirty pages move elsewhere"
 TOPOLOGIES="4node-ring 8node-tiny"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
-TIMEOUT=300
+TIMEOUT=420
 
 workload() {
 	n0_mb=$(( $(sed -n 's/.*MemTotal: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node0/meminfo) / 1024 ))
@@ -15,7 +15,7 @@ workload() {
 	sleep 4
 	start bound "$BIN/dirtier" --node 0 --file "$TEST_DIR/bound" --size 640M --bs 1M --report "$(report bound)"
 	finish bound
-	metric node0_pressure_after_squeeze "$(awk '$1 == 0 { print $2 }' /sys/kernel/debug/vm/dirty_pressure_nodes)"
+	metric node0_pressure_after_squeeze "$(node_pressure 0)"
 	# Unbound: default policy, on node 0's CPU, while node 0 is still squeezed.
 	start unbound taskset -c "$(cut -d, -f1 /sys/devices/system/node/node0/cpulist | cut -d- -f1)" \
 		"$BIN/dirtier" --policy default --file "$TEST_DIR/unbound" --size 128M --bs 1M --report "$(report unbound)"
