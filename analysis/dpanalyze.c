@@ -148,6 +148,11 @@ struct node {
 	double rt, rv, rtt, rtv, sxx, sxy;
 	int last_shrink_prio;
 	unsigned long kswapd_wake, kswapd_sleep, throttled, shrink_inactive, shrink_dirty;
+	/* kswapd between mm_vmscan_kswapd_wake and _sleep; the series applies no
+	 * recovery in that window (dirty_pressure_kswapd_wake() runs before the
+	 * wake event, dirty_pressure_kswapd_sleep() after the sleep event) */
+	int kswapd_awake;
+	unsigned long slow_up_awake;
 	double throttled_us;
 };
 
@@ -187,6 +192,7 @@ struct state {
 
 	struct dvec pauses, held;
 	unsigned long bdp_calls, bdp_nopause;
+	long long pause_gcd; /* of every pause > 0: the trace's jiffy in ms */
 
 	struct bwpoint *bwp;
 	size_t nbw, capbw;
@@ -472,6 +478,8 @@ static void on_dirty_pressure(struct state *s, struct tep_record *r, double t, i
 		break;
 	case 1:
 		n->slow_up++;
+		if (n->kswapd_awake)
+			n->slow_up_awake++;
 		n->run_n++;
 		n->rt += t;
 		n->rv += (double)nw;
@@ -507,6 +515,17 @@ static void on_global_dirty_state(struct state *s, struct tep_record *r, double 
 	s->gd_n++;
 }
 
+static long long gcdll(long long a, long long b)
+{
+	while (b) {
+		long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 static void on_balance_dirty_pages(struct state *s, struct tep_record *r)
 {
 	long long pause, paused;
@@ -519,6 +538,7 @@ static void on_balance_dirty_pages(struct state *s, struct tep_record *r)
 		return;
 	}
 	dpush(&s->pauses, (double)pause);
+	s->pause_gcd = gcdll(s->pause_gcd, pause);
 	/* `paused` is the time already spent in this balance_dirty_pages() call, so the task
 	 * is held paused+pause ms in one go by the time this sleep ends */
 	dpush(&s->held, (double)(paused + pause));
@@ -609,10 +629,13 @@ static void on_record_specific(struct state *s, struct tep_event *ev, struct tep
 		if (rd((ev == s->kw.ev ? s->kw.a : s->ksl.a)[KS_NID], r, &v))
 			return;
 		n = node_at(s, v);
-		if (n && ev == s->kw.ev)
+		if (n && ev == s->kw.ev) {
 			n->kswapd_wake++;
-		else if (n)
+			n->kswapd_awake = 1;
+		} else if (n) {
 			n->kswapd_sleep++;
+			n->kswapd_awake = 0;
+		}
 	} else if (ev == s->th.ev) {
 		long long d;
 
@@ -723,6 +746,7 @@ static void metrics_pressure(struct state *s, struct jval *m, double dur)
 			j_set(o, "time_below_512_s", j_num(n->below512));
 			j_set(o, "fast_down", j_num((double)n->fast_down));
 			j_set(o, "slow_up", j_num((double)n->slow_up));
+			j_set(o, "slow_up_while_kswapd_awake", j_num((double)n->slow_up_awake));
 			j_set(o, "write", j_num((double)n->writes));
 			j_set(o, "reset", j_num((double)n->resets));
 			j_set(o, "recovery_slope_per_s", n->sxx > 0 ? j_num(n->sxy / n->sxx) : j_null());
@@ -771,6 +795,7 @@ static void metrics_pauses(struct state *s, struct jval *m)
 	struct jval *b;
 	size_t inband = 0;
 	double hmax = 0;
+	long long jiffy_ms, hz, band_low, band_high;
 
 	if (!s->bd.ev) {
 		unmeasurable(m, "balance_dirty_pages", "no writeback:balance_dirty_pages event in this trace");
@@ -779,8 +804,21 @@ static void metrics_pauses(struct state *s, struct jval *m)
 	b = j_child(m, "balance_dirty_pages");
 	if (s->pauses.n)
 		qsort(s->pauses.v, s->pauses.n, sizeof(double), dcmp);
+	/*
+	 * The band is the kernel's own, in whole jiffies: wb_min_pause() aims
+	 * at "10ms" as max(1, HZ / 100) jiffies and MAX_PAUSE is max(HZ / 5, 1)
+	 * jiffies.  At HZ=250 that is 8..200 ms, and 8 ms is the 1-dd target,
+	 * not a short pause.  The pauses are jiffies_to_msecs() of whole
+	 * jiffies, so their gcd is the jiffy (4 ms at HZ=250) once the trace
+	 * holds a few of them; HZ values whose jiffy is no whole number of ms
+	 * give a gcd of 1 and the nominal 10..200 ms band.
+	 */
+	jiffy_ms = s->pause_gcd > 0 && 1000 % s->pause_gcd == 0 ? s->pause_gcd : 1;
+	hz = 1000 / jiffy_ms;
+	band_low = (hz / 100 > 1 ? hz / 100 : 1) * jiffy_ms;
+	band_high = (hz / 5 > 1 ? hz / 5 : 1) * jiffy_ms;
 	for (size_t i = 0; i < s->pauses.n; i++)
-		if (s->pauses.v[i] >= 10 && s->pauses.v[i] <= 200)
+		if (s->pauses.v[i] >= (double)band_low && s->pauses.v[i] <= (double)band_high)
 			inband++;
 	for (size_t i = 0; i < s->held.n; i++)
 		if (s->held.v[i] > hmax)
@@ -792,9 +830,13 @@ static void metrics_pauses(struct state *s, struct jval *m)
 	j_set(b, "pause_p90_ms", j_num(pct(&s->pauses, 90)));
 	j_set(b, "pause_p99_ms", j_num(pct(&s->pauses, 99)));
 	j_set(b, "pause_max_ms", j_num(pct(&s->pauses, 100)));
-	j_set(b, "pause_share_10_200ms",
+	j_set(b, "pause_share_in_band",
 	      s->pauses.n ? j_num((double)inband / (double)s->pauses.n) : j_null());
-	j_set(b, "max_held_ms", s->held.n ? j_num(hmax) : j_null());
+	j_set(b, "pause_band_low_ms", j_num((double)band_low));
+	j_set(b, "pause_band_high_ms", j_num((double)band_high));
+	j_set(b, "jiffy_ms", s->pause_gcd > 0 ? j_num((double)jiffy_ms) : j_null());
+	/* entered but never paused: held 0 ms, which is a measurement */
+	j_set(b, "max_held_ms", s->held.n ? j_num(hmax) : s->bdp_calls ? j_num(0) : j_null());
 	if (!s->pauses.n)
 		unmeasurable(m, "balance_dirty_pages", "balance_dirty_pages never paused a task");
 }

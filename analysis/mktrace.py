@@ -253,7 +253,8 @@ def simulate(args):
     last_prio = -1
     truth = {"fast_down": 0, "fast_down_formula_ok": 0, "fast_down_priority_matched": 0,
              "fast_down_preceding_priority_matched": 0,
-             "slow_up": 0, "file_pageout": 0, "kswapd_wake": {0: 0, 1: 0}}
+             "slow_up": 0, "file_pageout": 0, "kswapd_wake": {0: 0, 1: 0},
+             "slow_up_while_kswapd_awake": 0}
     pressure = {0: 1024, 1: 1024}
     dirty, dirtied, written = 2000, 0, 0
     step = 0.01 / args.scale
@@ -324,10 +325,18 @@ def simulate(args):
                 done.add((lo, hi))
                 emit(t, 0, 30, "mm_vmscan_kswapd_sleep", nid=0)
                 rec_t = t
+                rises = 0
                 while pressure[0] < 1024 and not args.stock and rec_t < t + 0.2 * T:
                     rec_t += 8 / 64
                     new = min(1024, pressure[0] + 8)
                     truth["slow_up"] += 1
+                    # planted: the 3rd rise of each recovery while kswapd0 is awake
+                    rises += 1
+                    if rises == 3:
+                        truth["kswapd_wake"][0] += 1
+                        truth["slow_up_while_kswapd_awake"] += 1
+                        emit(rec_t - 0.01, 0, 30, "mm_vmscan_kswapd_wake", nid=0, zid=1, order=0)
+                        emit(rec_t + 0.01, 0, 30, "mm_vmscan_kswapd_sleep", nid=0)
                     emit(rec_t, 0, 30, "dirty_pressure", nid=0, old=pressure[0], new=new,
                          priority=0, reason=1)
                     pressure[0] = new

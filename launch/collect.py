@@ -22,12 +22,15 @@ import topology  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Console lines that end a run as a failure, whatever the checks say.
+# Console lines that end a run as a failure, whatever the checks say.  Lockdep
+# reports by their headlines: a bare "lockdep" also matched stack frames such
+# as " ? lockdep_hardirqs_on_prepare" inside an expected OOM report.
 PROBLEMS = [
     r"Kernel panic", r"\bOops\b", r"BUG: ", r"WARNING: .* at ", r"------------\[ cut here \]",
     r"KASAN: ", r"UBSAN: ", r"KCSAN: ", r"possible circular locking", r"INFO: task .* blocked for more than",
     r"soft lockup", r"hard LOCKUP", r"rcu: INFO: .* stall", r"general protection fault",
-    r"lockdep", r"Call Trace:",
+    r"DEBUG_LOCKS_WARN_ON", r"INFO: lockdep is turned off", r"inconsistent lock state",
+    r"possible recursive locking", r"suspicious RCU usage", r"Call Trace:",
 ]
 _PROBLEM = re.compile("|".join(PROBLEMS))
 
@@ -71,9 +74,143 @@ def last_console_line(out):
     return lines[-1].strip() if lines else "(console empty)"
 
 
+# Reports the kernel prints on purpose.  Inside them only the lines listed
+# here are expected; any other problem line still counts.
+#  - OOM: "X invoked oom-killer:" ... "Killed process": its stack dump.
+#  - A crash the scenario asked for (guest-lib's crash(): OUT/crash-requested
+#    and "dplab: crash requested" on the console, then sysrq c): from
+#    "sysrq: Trigger a crash" on, the panic and its stack dump.
+_OOM_START = re.compile(r"invoked oom-killer: ")
+_OOM_END = re.compile(r"(Out of memory|Memory cgroup out of memory): Killed process")
+_OOM_EXPECTED = re.compile(r"Call Trace:")
+_CRASH_MARK = re.compile(r"dplab: crash requested")
+_CRASH_START = re.compile(r"sysrq: Trigger a crash")
+_CRASH_PANIC = re.compile(r"Kernel panic - not syncing: sysrq triggered crash")
+_CRASH_EXPECTED = re.compile(r"Kernel panic - not syncing: sysrq triggered crash|Call Trace:")
+# A KCSAN report runs from "BUG: KCSAN: data-race in A / B" to its closing
+# rule of '='.  It is a problem of the run when a frame in it is the series'
+# pressure state (mm/dirty_pressure.c: dirty_pressure_*, dp_*).  6.1 has
+# known data races elsewhere (the tick code's, every run under TCG): those
+# are counted and quoted in metrics.console.kcsan_elsewhere, not failed.
+_KCSAN_START = re.compile(r"BUG: KCSAN: ")
+_KCSAN_END = re.compile(r"^(\[[ .0-9]+\] )?={20,}\s*$")
+_KCSAN_OURS = re.compile(r"\b(dirty_pressure\w*|dp_\w+)(\+0x|\b)")
+
+
+def console_report(out):
+    """Problem lines of the console, less what an OOM report or a requested
+    crash prints by design: {problems: [...], oom_reports, requested_crash,
+    expected_lines}."""
+    lines = read(os.path.join(out, "console.log")).splitlines()
+    requested = os.path.exists(os.path.join(out, "crash-requested"))
+    crash_from = None
+    if requested:
+        marked = False
+        for i, ln in enumerate(lines):
+            if _CRASH_MARK.search(ln):
+                marked = True
+            elif marked and _CRASH_START.search(ln):
+                if any(_CRASH_PANIC.search(x) for x in lines[i:]):
+                    crash_from = i
+                break
+    problems, expected, ooms, in_oom = [], 0, 0, False
+    kcsan_elsewhere, kcsan_skip = [], set()
+    for i, ln in enumerate(lines):
+        if not _KCSAN_START.search(ln):
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if _KCSAN_END.search(lines[j])), len(lines))
+        if not any(_KCSAN_OURS.search(x) for x in lines[i:end]):
+            kcsan_elsewhere.append(ln.strip())
+            kcsan_skip.update(range(i, end))
+    for i, ln in enumerate(lines):
+        if i in kcsan_skip:
+            continue
+        if _OOM_START.search(ln):
+            in_oom, ooms = True, ooms + 1
+        elif _OOM_END.search(ln):
+            in_oom = False
+        if not _PROBLEM.search(ln):
+            continue
+        if (in_oom and _OOM_EXPECTED.search(ln)) or \
+                (crash_from is not None and i >= crash_from and _CRASH_EXPECTED.search(ln)):
+            expected += 1
+            continue
+        problems.append(ln.strip())
+    return {"problems": problems, "oom_reports": ooms,
+            "requested_crash": int(crash_from is not None), "crash_requested": int(requested),
+            "expected_lines": expected, "kcsan_elsewhere": kcsan_elsewhere}
+
+
 def console_problems(out):
-    return [ln.strip() for ln in read(os.path.join(out, "console.log")).splitlines()
-            if _PROBLEM.search(ln)]
+    return console_report(out)["problems"]
+
+
+def data_section(out, reports):
+    """metrics.data: the end-of-run verification of every file a dirtier
+    wrote (verify-NAME.json from guest-lib's verify_report), summed.  Names
+    are stable: files_verified, bytes_verified, blocks_verified, bad_blocks,
+    files_missing, files_unverified, bytes_excluded (_lost: the writer saw an
+    error there; _unsynced: no fsync confirmed it), excluded_bad_blocks,
+    scope, files.NAME.*, unverified [names]."""
+    verifies = {}
+    for p in sorted(glob.glob(os.path.join(out, "verify-*.json"))):
+        try:
+            with open(p, encoding="utf-8") as f:
+                verifies[os.path.basename(p)[7:-5]] = json.load(f)
+        except (OSError, ValueError):
+            verifies[os.path.basename(p)[7:-5]] = None
+    writers = [k for k, v in reports.items() if isinstance(v, dict) and v.get("program") == "dirtier"
+               and v.get("verify") != "only"]
+    if not writers and not verifies:
+        return None
+    d = {"files_verified": 0, "bytes_verified": 0, "blocks_verified": 0, "bad_blocks": 0,
+         "files_missing": 0, "files_unverified": 0, "bytes_excluded": 0, "bytes_excluded_lost": 0,
+         "bytes_excluded_unsynced": 0, "excluded_bad_blocks": 0, "scope": None, "files": {},
+         "unverified": []}
+    scopes = set()
+    for name, v in verifies.items():
+        if not v or v.get("verify") != "only":
+            d["unverified"].append(name)
+            continue
+        scopes.add(v.get("verify_scope"))
+        d["files_verified"] += 1
+        d["files_missing"] += int(bool(v.get("verify_missing")))
+        d["bytes_verified"] += v.get("verify_bytes", 0)
+        d["blocks_verified"] += v.get("verify_blocks", 0)
+        d["bad_blocks"] += v.get("verify_bad_blocks", 0)
+        lost, uns = v.get("verify_excluded_lost_bytes", 0), v.get("verify_excluded_unsynced_bytes", 0)
+        d["bytes_excluded_lost"] += lost
+        d["bytes_excluded_unsynced"] += uns
+        d["bytes_excluded"] += lost + uns
+        d["excluded_bad_blocks"] += v.get("verify_excluded_bad_blocks", 0)
+        d["files"][name] = {k: v.get("verify_" + k) for k in (
+            "scope", "bytes", "blocks", "bad_blocks", "first_bad_offset_bytes", "missing",
+            "excluded_bad_blocks", "excluded_lost_bytes", "excluded_unsynced_bytes")}
+        d["files"][name]["file"] = v.get("file")
+    d["unverified"] += [w for w in writers if w not in verifies]
+    d["files_unverified"] = len(d["unverified"])
+    d["scope"] = "/".join(sorted(s for s in scopes if s)) or None
+    log = read(os.path.join(out, "verify.log.err")).strip().splitlines()
+    if log:
+        d["errors"] = log[:10]
+    return d
+
+
+def data_check(data):
+    """The implicit check of every run with dirtier files: no bad block."""
+    c = {"name": "data_intact", "value": data["bad_blocks"],
+         "expectation": "data.bad_blocks == 0 (every dirtier file reread after sync and drop_caches)"}
+    if data["files_unverified"]:
+        c.update(passed=False, status="unmeasurable",
+                 reason=f"no verification of {', '.join(data['unverified'])} (see verify.log.err)")
+    else:
+        ok = data["bad_blocks"] == 0
+        c.update(passed=ok, status="pass" if ok else "fail")
+        if not ok:
+            bad = [f"{n}: {f['bad_blocks']} bad, first at {f['first_bad_offset_bytes']}"
+                   for n, f in data["files"].items() if f["bad_blocks"]]
+            c["reason"] = "; ".join(bad)
+    return c
 
 
 def lookup(metrics, path):
@@ -108,7 +245,13 @@ def evaluate(checks, metrics, run=None):
         v = lookup(metrics, c["metric"])
         expect = f"{c['metric']} {c['op']} {c['value']:g}"
         r = {"name": c["name"], "value": v, "expectation": expect}
-        if v is None:
+        if v is None and c["xfail"]:
+            # The expected failure's reason covers a claim the lab cannot
+            # measure here (bandwidth-200m under TCG); it is still no pass,
+            # and the metric appearing later turns it into xpass or xfail.
+            r.update(passed=False, status="xfail",
+                     reason=f"{c['xfail']} (metric {c['metric']} not in this run)")
+        elif v is None:
             r.update(passed=False, status="unmeasurable",
                      reason=f"metric {c['metric']} not in this run")
         else:
@@ -152,6 +295,17 @@ def analyse_trace(out, nnodes):
     return tm, None
 
 
+def kernel_obj_dir(kernel, variant):
+    """build/KERNEL/obj (VARIANT lab) or build/KERNEL/obj-VARIANT."""
+    obj = "obj" + ("" if variant in (None, "lab") else f"-{variant}")
+    return os.path.join(TOP, "build", kernel or "patched", obj)
+
+
+def kernel_has(kernel, variant, option):
+    """Whether the .config the run's kernel was built from sets option=y."""
+    return f"\n{option}=y\n" in "\n" + read(os.path.join(kernel_obj_dir(kernel, variant), ".config"))
+
+
 def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     metrics = {}
     d = vmstat_delta(out, "vmstat")
@@ -171,12 +325,18 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     metrics["nodes"] = nodes
 
     view = os.path.join(out, "guest-topology.txt")
-    mism = topology.check_guest(topo, topology.parse_guest_view(view)) if os.path.exists(view) \
-        else ["guest wrote no topology view"]
+    mism = topology.check_guest(topo, topology.parse_guest_view(view),
+                                kasan=kernel_has(kernel, variant, "CONFIG_KASAN")) \
+        if os.path.exists(view) else ["guest wrote no topology view"]
     metrics["topology"] = {"mismatches": len(mism), "details": mism}
 
-    problems = console_problems(out)
-    metrics["console"] = {"problems": len(problems), "first": problems[:10]}
+    con = console_report(out)
+    problems = con["problems"]
+    metrics["console"] = {"problems": len(problems), "first": problems[:10],
+                          "oom_reports": con["oom_reports"], "requested_crash": con["requested_crash"],
+                          "expected_lines": con["expected_lines"],
+                          "kcsan_elsewhere": len(con["kcsan_elsewhere"]),
+                          "kcsan_elsewhere_first": con["kcsan_elsewhere"][:10]}
     ex = read(os.path.join(out, "workload-exit")).strip()
     metrics["workload"] = {"exit": int(ex) if ex.lstrip("-").isdigit() else None}
     reports = {}
@@ -189,6 +349,12 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
             reports[key] = {"error": "unreadable report"}
     if reports:
         metrics["workloads"] = reports
+    crashed = con["crash_requested"]
+    data = None if crashed else data_section(out, reports)
+    if data is not None:
+        metrics["data"] = data
+    elif crashed and any(isinstance(v, dict) and v.get("program") == "dirtier" for v in reports.values()):
+        metrics["data"] = {"excluded": "requested crash: a later boot on this disk verifies what was synced"}
     extra = os.path.join(out, "guest-metrics.json")
     if os.path.exists(extra):
         try:
@@ -208,8 +374,25 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         metrics["boot_to_userspace_guest_s"] = float(boot.group(1))
 
     checks = evaluate(sc["checks"], metrics, {"mode": mode, "kernel": kernel})
+    if data is not None and not any(c["name"] == "data_intact" for c in sc["checks"]):
+        checks.append(data_check(data))
+    # Every run checks the guest's view of its topology, not just smoke:
+    # a scenario's numbers mean nothing on the wrong NUMA layout.
+    if not any(c["metric"] == "topology.mismatches" for c in sc["checks"]):
+        checks += evaluate([{"name": "topology_matches", "metric": "topology.mismatches", "op": "==",
+                             "value": 0, "xfail": None}], metrics)
     status = read(os.path.join(out, "guest-status"))
-    if "done" not in status:
+    if crashed:
+        # The scenario asked for the crash: the run ends there, and it must
+        # have ended in exactly that panic.
+        ok = bool(con["requested_crash"])
+        c = {"name": "crashed_as_requested", "value": con["requested_crash"],
+             "expectation": "console: 'dplab: crash requested', then the sysrq panic",
+             "passed": ok, "status": "pass" if ok else "fail"}
+        if not ok:
+            c["reason"] = f"no sysrq panic after the request; last console line: {last_console_line(out)!r}"
+        checks.append(c)
+    elif "done" not in status:
         checks.append({"name": "guest_finished", "value": 0, "expectation": "guest-status says done",
                        "passed": False, "status": "fail",
                        "reason": f"guest did not finish; last console line: {last_console_line(out)!r}"})

@@ -75,6 +75,12 @@ command -v setup >/dev/null && { setup || status "error: setup failed"; }
 
 events=""
 for e in $DEFAULT_EVENTS $EVENTS; do events="$events -e $e"; done
+# -v negates the -e options after it; an event the scenario names is kept.
+off=""
+for e in $PER_PAGE_EVENTS; do
+	case " $EVENTS " in *" $e "*) ;; *) off="$off -e $e";; esac
+done
+[ -n "$off" ] && events="$events -v$off"
 snapshot before
 stage "workload start (scenario $SCENARIO, mode $MODE)"
 # trace-cmd runs the workload as its command, so recording spans it exactly;
@@ -93,12 +99,18 @@ stage "workload end (exit $rc)"
 snapshot after
 echo "$rc" >$OUT/workload-exit
 command -v teardown >/dev/null && teardown >>$OUT/workload.log 2>&1
-# metric KEY VALUE lines -> one flat JSON object (last value of a key wins).
-if [ -s /tmp/dplab-metrics ]; then
-	awk '{v[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; k[n++] = $1 } }
-	     END { printf "{"; for (i = 0; i < n; i++) printf "%s\"%s\": %s", (i ? ", " : ""), k[i], v[k[i]]; print "}" }' \
-		/tmp/dplab-metrics >$OUT/guest-metrics.json
+# No lost data: with the workload over (leftovers stopped, fault injection
+# off), every file a dirtier wrote is reread from the disk after sync and
+# drop_caches and checked block by block against what its report says was
+# written (or, after injected faults, what an fsync() confirmed).
+stop_leftovers
+fault_stop
+if ls $OUT/report-*.json >/dev/null 2>&1; then
+	stage "verify start"
+	verify_all
+	stage "verify end"
 fi
+write_metrics
 sync
 umount $TEST_DIR 2>/dev/null
 status "done"

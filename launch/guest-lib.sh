@@ -7,13 +7,33 @@
 #   stop NAME              SIGTERM it, then finish
 #   metric KEY VALUE       a number for result.json (metrics.guest.KEY)
 #   dp FILE [VALUE]        read or write /sys/kernel/debug/vm/FILE
+#   node_pressure NID      node NID's own pressure (dirty_pressure_nodes)
 #   sample_start [SEC]     sample the dirty pressure every SEC (default 1):
 #                          $OUT/pressure.tsv "t_s effective node0 node1 ..."
 #   sample_stop
 #   wait_kswapd_idle NID [TIMEOUT]  wait until node NID's kswapd sleeps
 #   report NAME            the --report path for workload NAME
 #   node_dirty_kb NID      Dirty of node NID in kB
+#
+# Data, faults and crashes (workloads/README.md, "No lost data"):
+#   verify_scope written|synced   what the end-of-run verification claims for
+#                          every dirtier report (default written; fault_start
+#                          switches to synced)
+#   verify_report REPORT NAME [SCOPE]   dirtier --from-report REPORT into
+#                          $OUT/verify-NAME.json (guest-init does this for
+#                          every $OUT/report-*.json a dirtier wrote)
+#   fault_start TIMES [PERCENT] [PID...]  fail_make_request on the test disk:
+#                          at most TIMES bios fail, each with PERCENT (100)
+#                          chance; with PIDs only bios those tasks submit
+#   fault_stop             stop it; metric faults_injected (bios failed), also
+#                          in $FAULTS_INJECTED
+#   crash                  keep the metrics, say so, panic (sysrq c): with
+#                          panic=-1 and -no-reboot QEMU exits
+#   cmdline_arg NAME       the value of NAME= on the kernel command line
+#   write_metrics          /tmp/dplab-metrics -> $OUT/guest-metrics.json
 DP=/sys/kernel/debug/vm
+FI=/sys/kernel/debug/fail_make_request
+TEST_DEV=${TEST_DEV:-vda}
 PIDDIR=/tmp/dplab-pids
 mkdir -p $PIDDIR
 
@@ -41,7 +61,12 @@ stop() {
 
 metric() {
 	case $2 in
-	''|*[!0-9.-]*) echo "metric: $1: '$2' is not a number" >&2; return 1 ;;
+	''|*[!0-9.-]*|*.*.*|?*-*|-|.|-.) echo "metric: $1: '$2' is not a number" >&2; return 1 ;;
+	esac
+	# bc writes .5 and -.5: JSON wants a digit first
+	case $2 in
+	.*) set -- "$1" "0$2" ;;
+	-.*) set -- "$1" "-0${2#-}" ;;
 	esac
 	echo "$1 $2" >>/tmp/dplab-metrics
 }
@@ -53,6 +78,8 @@ dp() {
 		cat $DP/$1
 	fi
 }
+
+node_pressure() { awk -v n="$1" '$1 == n { print $2 }' "$DP/dirty_pressure_nodes"; }
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
@@ -91,3 +118,111 @@ wait_kswapd_idle() {
 }
 
 node_dirty_kb() { sed -n 's/.* Dirty: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node$1/meminfo; }
+
+# metric KEY VALUE lines -> one flat JSON object (last value of a key wins).
+write_metrics() {
+	[ -s /tmp/dplab-metrics ] || return 0
+	awk '{v[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; k[n++] = $1 } }
+	     END { printf "{"; for (i = 0; i < n; i++) printf "%s\"%s\": %s", (i ? ", " : ""), k[i], v[k[i]]; print "}" }' \
+		/tmp/dplab-metrics >$OUT/guest-metrics.json
+}
+
+cmdline_arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+
+verify_scope() {
+	case $1 in
+	written|synced) echo "$1" >/tmp/dplab-verify-scope ;;
+	*) echo "verify_scope: '$1' is not written or synced" >&2; return 1 ;;
+	esac
+}
+
+# One line per verification in $OUT/verify.log: NAME SCOPE EXIT REPORT.
+verify_report() {
+	_scope=${3:-$(cat /tmp/dplab-verify-scope 2>/dev/null || echo written)}
+	"$BIN/dirtier" --from-report "$1" --scope "$_scope" --report "$OUT/verify-$2.json" \
+		>>"$OUT/verify.log.err" 2>&1
+	_rc=$?
+	echo "$2 $_scope $_rc $1" >>"$OUT/verify.log"
+	return $_rc
+}
+
+fault_start() {
+	[ -d $FI ] && [ -e /sys/block/$TEST_DEV/make-it-fail ] || {
+		echo "fault_start: no $FI or /sys/block/$TEST_DEV/make-it-fail (kernel without FAIL_MAKE_REQUEST?)" >&2
+		return 1
+	}
+	case $1 in ''|*[!0-9]*|0) echo "fault_start: TIMES '$1' must be a positive number" >&2; return 1 ;; esac
+	# Writes that fail are not the writer's to vouch for: from here on the
+	# run verifies only what an fsync() confirmed.
+	verify_scope synced
+	_times=$1; _pct=${2:-100}; shift; [ $# -gt 0 ] && shift
+	# verbose 1: one ratelimited line per failure, no stack dump (a
+	# "Call Trace:" would count as a kernel problem)
+	echo 1 >$FI/verbose
+	echo 0 >$FI/space
+	echo 1 >$FI/interval
+	if [ $# -gt 0 ]; then
+		echo Y >$FI/task-filter
+		for _p in "$@"; do echo 1 >/proc/$_p/make-it-fail; done
+	else
+		echo N >$FI/task-filter
+	fi
+	echo "$_times" >$FI/times
+	echo "$_pct" >$FI/probability
+	echo "$_times" >/tmp/dplab-fault-times
+	echo 1 >/sys/block/$TEST_DEV/make-it-fail
+	metric fault_start_s "$(uptime_s)"
+	echo "dplab: fault injection on $TEST_DEV: $_times bios at $_pct%${1:+, tasks $*}" >/dev/console
+}
+
+fault_stop() {
+	[ -f /tmp/dplab-fault-times ] || return 0
+	echo 0 >/sys/block/$TEST_DEV/make-it-fail
+	echo 0 >$FI/probability
+	_left=$(cat $FI/times)
+	FAULTS_INJECTED=$(( $(cat /tmp/dplab-fault-times) - _left ))
+	metric faults_injected $FAULTS_INJECTED
+	metric fault_stop_s "$(uptime_s)"
+	rm -f /tmp/dplab-fault-times
+	echo "dplab: fault injection off ($_left of the budget left)" >/dev/console
+}
+
+crash() {
+	write_metrics
+	echo "crash requested at $(uptime_s) s" >"$OUT/crash-requested"
+	echo "crash requested" >>"$OUT/guest-status"
+	# through the kernel log, so it is ordered with the panic's lines (a
+	# write to /dev/console can come out after them)
+	echo "dplab: crash requested" >/dev/kmsg
+	echo c >/proc/sysrq-trigger
+	echo "crash: the kernel did not crash" >&2
+	return 1
+}
+
+# Workloads a scenario started and never finished: SIGTERM (a dirtier then
+# writes its report), up to 10 s, then SIGKILL.  They are not our children
+# here, so no wait: poll.
+stop_leftovers() {
+	for _f in $PIDDIR/*; do
+		[ -f "$_f" ] || continue
+		_p=$(cat "$_f")
+		kill "$_p" 2>/dev/null && echo "dplab: stopping leftover workload ${_f##*/} ($_p)" >/dev/console
+		_t=20
+		while kill -0 "$_p" 2>/dev/null && [ $_t -gt 0 ]; do sleep 0.5; _t=$((_t - 1)); done
+		kill -9 "$_p" 2>/dev/null
+		rm -f "$_f"
+	done
+}
+
+# After the workload: every file a dirtier reported on, reread from the disk
+# after sync and drop_caches.  A report the scenario already verified
+# (verify-NAME.json exists) is left alone.
+verify_all() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for _r in "$OUT"/report-*.json; do
+		[ -f "$_r" ] && grep -q '"program": "dirtier"' "$_r" || continue
+		_n=${_r##*/report-}; _n=${_n%.json}
+		[ -f "$OUT/verify-$_n.json" ] || verify_report "$_r" "$_n"
+	done
+}

@@ -2,7 +2,7 @@
 """One dplab run: topology file -> QEMU -> guest scenario -> OUT -> result.json.
 
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
-         [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--quiet]
+         [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--boot-timeout SEC] [--quiet]
          [--lru classic|mglru]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
@@ -25,7 +25,16 @@ import topology  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = ("off", "global", "node")
 DEFAULT_EVENTS = "writeback:* vmscan:mm_vmscan_*"
+# One event per dirtied page or inode touch: millions per run, nothing reads
+# them, and recording them cost the guest ~85% of its write rate under TCG
+# (1 MiB write() p50 30 ms).  A scenario can still ask for one in EVENTS.
+PER_PAGE_EVENTS = ("writeback:writeback_dirty_folio writeback:writeback_mark_inode_dirty "
+                   "writeback:writeback_dirty_inode_start writeback:writeback_dirty_inode")
 QBOOT = "/usr/share/qemu/qboot.rom"
+
+
+# guest-init.sh's stage line once the guest's userspace runs
+USERSPACE_UP = "] userspace up"
 
 
 def fail2(msg):
@@ -34,8 +43,7 @@ def fail2(msg):
 
 
 def kernel_image(kernel, variant):
-    obj = "obj" + ("" if variant == "lab" else f"-{variant}")
-    return os.path.join(TOP, "build", kernel, obj, "arch/x86/boot/bzImage")
+    return os.path.join(collect.kernel_obj_dir(kernel, variant), "arch/x86/boot/bzImage")
 
 
 def make_disk(path, disk):
@@ -70,8 +78,30 @@ def qemu_command(topo, image, out, disk_path, cmdline):
     return cmd
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad arguments: one line and exit 2, like every other input error."""
+
+    def error(self, message):
+        fail2(message)
+
+
+def safe_out(out):
+    """run.py empties OUT before a run: refuse anything but a results
+    directory (job.env or result.json inside) or a new/empty one, and never
+    the lab tree or a directory holding it."""
+    if not os.path.exists(out):
+        return
+    if not os.path.isdir(out):
+        fail2(f"--out {out}: exists and is not a directory")
+    real, lab = os.path.realpath(out), os.path.realpath(TOP)
+    if lab == real or lab.startswith(real.rstrip("/") + "/"):
+        fail2(f"--out {out}: would delete the lab tree")
+    if os.listdir(out) and not any(os.path.exists(os.path.join(out, f)) for f in ("job.env", "result.json", "cell.json")):
+        fail2(f"--out {out}: not empty and not a results directory; refusing to delete it")
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--topo", default="2node-asym")
     ap.add_argument("--scenario", default="smoke")
     ap.add_argument("--mode", default="global")
@@ -81,8 +111,13 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--cmd", help="run this guest command line as the workload")
     ap.add_argument("--timeout", type=int, help="wall-clock seconds before the guest counts as hung")
+    ap.add_argument("--boot-timeout", type=int, default=180,
+                    help="seconds for the guest to reach userspace (default 180)")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--keep-disk", action="store_true", help="keep test-disk.img in OUT")
+    ap.add_argument("--disk", help="boot on this existing disk image (not formatted, kept): "
+                    "a second boot after a crash reads what the first one wrote")
+    ap.add_argument("--append", default="", help="more kernel command-line arguments (after the scenario's CMDLINE)")
     a = ap.parse_args()
 
     if a.mode not in MODES:
@@ -91,6 +126,10 @@ def main():
         fail2(f"KERNEL must be patched or stock, not '{a.kernel}'")
     if a.lru not in ("classic", "mglru"):
         fail2(f"LRU must be classic or mglru, not '{a.lru}'")
+    if a.timeout is not None and not 10 <= a.timeout <= 7200:
+        fail2(f"--timeout {a.timeout}: want 10..7200 seconds")
+    if not 10 <= a.boot_timeout <= 7200:
+        fail2(f"--boot-timeout {a.boot_timeout}: want 10..7200 seconds")
     tpath = topology.resolve(a.topo, TOP)
     if not os.path.isfile(tpath):
         fail2(f"no topology '{a.topo}' (not a file, nor a name under topologies/)")
@@ -109,6 +148,7 @@ def main():
     name = f"{topo['name']}-{sc['name']}-{a.mode}-{a.kernel}" + ("" if a.variant == "lab" else f"-{a.variant}") \
         + ("-mglru" if a.lru == "mglru" else "")
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
+    safe_out(out)
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
@@ -123,11 +163,17 @@ def main():
 
     if "DISK_WRITE_BPS" in sc["vars"]:
         topo["disk"]["write_bps"] = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])
-    disk_path = os.path.join(out, "test-disk.img")
-    make_disk(disk_path, topo["disk"])
+    if a.disk:
+        disk_path = os.path.abspath(a.disk)
+        if not os.path.isfile(disk_path):
+            fail2(f"--disk {a.disk}: no such file")
+    else:
+        disk_path = os.path.join(out, "test-disk.img")
+        make_disk(disk_path, topo["disk"])
     env = {
         "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.guest.sh",
         "TEST_FS": topo["disk"]["fs"], "DEFAULT_EVENTS": DEFAULT_EVENTS,
+        "PER_PAGE_EVENTS": PER_PAGE_EVENTS,
         "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],
         "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
     }
@@ -147,7 +193,16 @@ def main():
         "rcupdate.rcu_cpu_stall_timeout=120", "watchdog_thresh=60",
         f"dirty_pressure={a.mode}", "kunit.filter_glob=dplab-skip-kunit",
         f"nr_cpus={ncpu}", "tsc=reliable", "no_timer_check",
-    ])
+        # A topology's dimm= memory is onlined by the kernel itself (the
+        # guest runs no udev), so the guest's view matches the file; a
+        # scenario's CMDLINE can say online_movable instead (kswapd-stop).
+        # A boot argument, not MEMORY_HOTPLUG_DEFAULT_ONLINE, so the stock
+        # and patched builds keep one .config for every topology.
+        "memhp_default_state=online" if any(n.get("dimm") for n in topo["nodes"].values()) else "",
+        # Last, so a scenario's or the caller's arguments win (a bad
+        # dirty_pressure= value, movable_node, ...).
+        sc["vars"].get("CMDLINE", ""), a.append,
+    ]).strip()
     qemu = qemu_command(topo, image, out, disk_path, cmdline)
     with open(os.path.join(out, "qemu.cmd"), "w", encoding="utf-8") as f:
         f.write(" ".join(shlex.quote(x) for x in qemu) + "\n")
@@ -156,25 +211,36 @@ def main():
     if not a.quiet:
         print(f"run: {name}: booting {len(topo['nodes'])}-node guest ({ncpu} vCPUs, "
               f"{topo['memory'] >> 20} MiB), timeout {timeout}s", flush=True)
+    boot_timeout = min(a.boot_timeout, timeout)
     t0 = time.monotonic()
-    proc = subprocess.Popen(qemu, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    hung = False
-    try:
-        qout, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        qout, _ = proc.communicate()
-        hung = True
+    qlog = os.path.join(out, "qemu.log")
+    with open(qlog, "w", encoding="utf-8") as qf:
+        proc = subprocess.Popen(qemu, stdout=qf, stderr=subprocess.STDOUT)
+        hung = booted = False
+        # Wait for the guest, and watch for guest-init's "userspace up": a
+        # kernel that stops in early boot (1 of 5 debug-kernel boots sat idle
+        # after "tsc: Unable to calibrate against PIT") is killed after
+        # --boot-timeout instead of the whole scenario timeout.
+        while proc.poll() is None:
+            elapsed = time.monotonic() - t0
+            if not booted:
+                booted = USERSPACE_UP in collect.read(os.path.join(out, "console.log"))
+            if elapsed > timeout or (not booted and elapsed > boot_timeout):
+                proc.kill()
+                proc.wait()
+                hung = True
+                break
+            time.sleep(0.5)
     wall = time.monotonic() - t0
-    with open(os.path.join(out, "qemu.log"), "w", encoding="utf-8") as f:
-        f.write(qout or "")
-    if not a.keep_disk:
+    qout = collect.read(qlog)
+    if not a.keep_disk and not a.disk:
         os.unlink(disk_path)
 
     if hung:
         last = collect.last_console_line(out)
-        fail2(f"guest hung: killed after {timeout}s; last console line: {last!r} "
-              f"(console: {os.path.relpath(out)}/console.log)")
+        what = f"guest hung: killed after {timeout}s" if booted else \
+            f"guest did not boot: no userspace after {boot_timeout}s, killed"
+        fail2(f"{what}; last console line: {last!r} (console: {os.path.relpath(out)}/console.log)")
     if proc.returncode != 0 and not os.path.exists(os.path.join(out, "guest-status")):
         fail2(f"qemu exited {proc.returncode}: {(qout or '').strip().splitlines()[-1:] or ['no output']}")
 

@@ -11,6 +11,7 @@ number.  A check with `if` applies only to runs with that mode or kernel.
 
   scenario.py validate FILE|NAME    check only (file:line errors, exit 2)
 """
+import math
 import os
 import re
 import shlex
@@ -18,7 +19,7 @@ import sys
 
 OPS = ("==", "!=", "<", "<=", ">", ">=")
 SETTINGS = ("CLAIM", "TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT", "TRACE_BUFFER_KB",
-            "DISK_WRITE_BPS")
+            "DISK_WRITE_BPS", "CMDLINE", "STANDALONE", "SMOKE_SKIP")
 CONDITIONS = {"mode": ("off", "global", "node"), "kernel": ("patched", "stock")}
 _SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -65,6 +66,8 @@ def parse(text, path):
                 value = float(value)
             except ValueError:
                 raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
+            if not math.isfinite(value):
+                raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
             xfail, cond, rest = None, None, w[5:]
             if rest and rest[0] == "if":
                 m = re.fullmatch(r"(mode|kernel)=([a-z,]+)", rest[1]) if len(rest) > 1 else None
@@ -104,6 +107,8 @@ def load(path):
             text = f.read()
     except OSError:
         raise ScenarioError(f"no scenario '{path}' (see workloads/scenarios/)")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{path}: not UTF-8 text at byte {e.start}")
     return parse(text, path)
 
 

@@ -36,7 +36,10 @@ def cell_line(r, where):
     bad = [f"{c['name']} ({c['status']})" for c in r["checks"] if c["status"] != "pass"]
     verdict = "PASS" if r["pass"] else "FAIL"
     note = f": {', '.join(bad)}" if bad else ""
-    return (f"| {r['topology']} | {r['mode']} | {r['kernel']} {r.get('kernel_release') or ''} | "
+    variant = r.get("variant") or "lab"
+    kernel = f"{r['kernel']} {r.get('kernel_release') or ''}".strip() + \
+        ("" if variant == "lab" else f" ({variant} variant)")
+    return (f"| {r['topology']} | {r['mode']} | {kernel} | "
             f"{verdict}{note} | `{where}` |")
 
 

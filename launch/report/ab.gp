@@ -4,7 +4,7 @@
 #   gnuplot -e 'datafile="..."; outfile="..."; title="..."; array M[n] = [...]; array L[k] = [...]' ab.gp
 # Data: one index block per metric; each row `"cluster" v lo hi  v lo hi ...`,
 # three columns per mode in L's order, "?" where a cell has no value.
-set terminal pngcairo size 1100, 260 * ceil(|M| / 2.0) + 40 font "sans,9"
+set terminal pngcairo noenhanced size 1100, 260 * ceil(|M| / 2.0) + 40 font "sans,9"
 set output outfile
 set datafile missing "?"
 set style data histograms
