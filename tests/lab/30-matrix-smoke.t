@@ -1,5 +1,6 @@
 #!/bin/bash
-# make matrix-smoke: every topology and every scenario at least once.  Each
+# make matrix-smoke, in make test: every topology and every scenario at
+# least once (the series' core claims among them: imbalance, fastdown).  Each
 # check of each cell becomes one line: PASS, FAIL (fail, xpass, unmeasurable)
 # or XFAIL with the scenario's reason.  A cell without result.json (hung,
 # could not run) is one FAIL.
