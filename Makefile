@@ -15,8 +15,9 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl 
 	kernelshark libkshark-dev libtracecmd-dev libtraceevent-dev libtracefs-dev gnuplot-nox \
 	ccache flex bison bc libelf-dev libssl-dev dwarves e2fsprogs xfsprogs fio stress-ng fsmark \
 	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc python3-ply python3-git
+DOCS_PACKAGES := python3-sphinx python3-sphinx-rtd-theme
 
-.PHONY: help deps kernel kunit run test test-host test-lab check-series tools workloads analysis \
+.PHONY: help deps deps-docs kernel kunit run test test-host test-lab check-series tools workloads analysis \
 	view matrix matrix-smoke bench docs clean distclean
 
 help:
@@ -41,14 +42,23 @@ help:
 	@echo "Topologies: $(notdir $(wildcard topologies/*))"
 	@echo "Scenarios:  $(basename $(notdir $(wildcard workloads/scenarios/*.sh)))"
 
-deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do \
+# install_missing: apt-get install those of the packages that are not installed
+define install_missing
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "[deps] installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
 			{ echo "[deps] apt-get install failed for:" $$missing; exit 1; }; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
+
+# the kernel's sphinx build of the series' document (make check-series only)
+deps-docs:
+	$(call install_missing,$(DOCS_PACKAGES))
 
 kernel: deps
 	@launch/kernel.sh $(KERNEL) $(VARIANT)
@@ -69,7 +79,7 @@ kunit: deps
 	@launch/kernel.sh patched $(VARIANT)
 	@launch/kunit.sh $(VARIANT)
 
-check-series: deps
+check-series: deps deps-docs
 	@launch/check-series.sh
 
 test: deps

@@ -11,6 +11,9 @@
 #               --strict clean like the patches, announces [PATCH 0/n],
 #               lists every patch's subject in order and carries the
 #               series' diffstat summary line
+#   docs        the .rst files the series touches, built by the kernel's
+#               sphinx (SPHINXDIRS=their directories): HTML written, no
+#               warning naming them
 #   build       the objects the series touches, compiled (not linked):
 #                 lab     tinyconfig + patches/lab.config + kunit.config,
 #                         after each patch in turn (each must build alone)
@@ -263,6 +266,37 @@ why() { # a short reason from a log
 	e=${e:-see $1}
 	echo "${e//$top\//}"
 }
+
+# --- docs: the series' documents through the kernel's own sphinx build of
+# their directories (SPHINXDIRS, about 1 min), with no warning or error
+# naming a file the series touches.  Warnings elsewhere in a directory
+# (references out of the SPHINXDIRS subset) are stock 6.1's and not counted.
+mapfile -t docs < <(cat "${patches[@]}" | sed -n 's@^+++ b/Documentation/\(.*\.rst\)$@\1@p' | sort -u)
+if [ ${#docs[@]} -eq 0 ]; then
+	pass "docs: the series touches no .rst file"
+elif ! command -v sphinx-build >/dev/null; then
+	fail docs "sphinx-build not found (Debian: $(echo python3-sphinx python3-sphinx-rtd-theme); make check-series installs them)"
+else
+	dirs=$(printf '%s\n' "${docs[@]}" | xargs -n1 dirname | sort -u | tr '\n' ' ')
+	rm -rf "$work/obj-docs"
+	if make -C "$src" O="$work/obj-docs" SPHINXDIRS="${dirs% }" htmldocs >"$logs/docs.log" 2>&1; then
+		mine=$(grep -E 'WARNING|ERROR|SEVERE' "$logs/docs.log" |
+			grep -F "$(printf 'Documentation/%s\n' "${docs[@]}")")
+		missing=
+		for d in "${docs[@]}"; do
+			[ -f "$work/obj-docs/Documentation/output/${d%.rst}.html" ] || missing="$missing $d"
+		done
+		if [ -n "$mine" ]; then
+			fail docs "$(echo "$mine" | wc -l) sphinx warning(s), first: $(echo "$mine" | head -1 | sed "s@$src/@@")"
+		elif [ -n "$missing" ]; then
+			fail docs "no HTML written for:$missing (log: build/check-series/logs/docs.log)"
+		else
+			pass "docs: ${docs[*]} build with sphinx, no warning of their own"
+		fi
+	else
+		fail docs "sphinx build failed: $(why "$logs/docs.log")"
+	fi
+fi
 
 # lab config: W=1 baseline at pristine, then each patch in turn, then W=1.
 to_pristine
