@@ -114,13 +114,22 @@ checked=("${patches[@]}")
 [ -f "$cover" ] && checked+=("$cover")
 for p in "${checked[@]}"; do
 	n=$(basename "$p")
-	# The cover letter by its path relative to the lab: given as an absolute
-	# path, checkpatch read its 182 lines as 0 and passed it (a patch with a
-	# diff is read either way).
+	# Patch mode checks only the lines of a diff, so the cover letter (no
+	# diff: "0 lines checked") is read as a file (-f).  The patches are
+	# checked both ways: checkpatch also reads any path git tracks as a
+	# file, as it does run on patches/*.patch from the top of this repo,
+	# where a blank context line ' ' or a '-- ' signature is trailing
+	# whitespace (the series is made with diff.suppressBlankEmpty and
+	# --no-signature).
 	if [ "$p" = "$cover" ]; then
-		out=$(cd "$top" && "$src/scripts/checkpatch.pl" --strict "${p#"$top"/}" 2>&1)
+		out=$(cd "$src" && scripts/checkpatch.pl --strict -f "$p" 2>&1)
 	else
 		out=$(cd "$src" && scripts/checkpatch.pl --strict "$p" 2>&1)
+		asfile=$(cd "$src" && scripts/checkpatch.pl --strict -f "$p" 2>&1)
+		tot=$(echo "$asfile" | grep -E '^total: ' | tail -1)
+		if ! echo "$tot" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+			out="$asfile"$'\n'"total: read as a file (as for a path git tracks): ${tot#total: }"
+		fi
 	fi
 	tot=$(echo "$out" | grep -E '^total: ' | tail -1)
 	if echo "$out" | grep -q 'Traceback\|ModuleNotFoundError'; then
