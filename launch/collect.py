@@ -141,10 +141,6 @@ def console_report(out):
             "expected_lines": expected, "kcsan_elsewhere": kcsan_elsewhere}
 
 
-def console_problems(out):
-    return console_report(out)["problems"]
-
-
 def data_section(out, reports):
     """metrics.data: the end-of-run verification of every file a dirtier
     wrote (verify-NAME.json from guest-lib's verify_report), summed.  Names

@@ -40,6 +40,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collect  # noqa: E402
 import scenario as scn  # noqa: E402
 from report import failing_names, read_json, verdict_of  # noqa: E402
 
@@ -307,8 +308,7 @@ class Runner:
 
 def kernel_stamp(c):
     """Which bzImage a cell ran (size and mtime): the report warns when a matrix mixes builds."""
-    obj = "obj" + ("" if c["variant"] == "lab" else f"-{c['variant']}")
-    img = os.path.join(TOP, "build", c["kernel"], obj, "arch/x86/boot/bzImage")
+    img = os.path.join(collect.kernel_obj_dir(c["kernel"], c["variant"]), "arch/x86/boot/bzImage")
     try:
         st = os.stat(img)
     except OSError:
