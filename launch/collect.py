@@ -22,6 +22,21 @@ import topology  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+
+def lab_commit():
+    """The lab's commit as `git describe` would name a build: short hash, and
+    '+uncommitted changes' when tracked files differ.  Recorded in each
+    result.json so a report names the commit its cells ran, not the one it
+    was generated at.  None outside a git checkout."""
+    try:
+        h = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
+                           text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", TOP, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return None
+    return (h + ("+uncommitted changes" if dirty else "")) if h else None
+
 # Console lines that end a run as a failure, whatever the checks say.  Lockdep
 # reports by their headlines: a bare "lockdep" also matched stack frames such
 # as " ? lockdep_hardirqs_on_prepare" inside an expected OOM report.
@@ -397,6 +412,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         "scenario": sc["name"], "claim": sc["vars"].get("CLAIM", ""),
         "mode": mode, "kernel": kernel, "variant": variant,
         "kernel_release": read(os.path.join(out, "kernel-release")).strip() or None,
+        "lab_commit": lab_commit(),
         "metrics": metrics, "checks": checks,
         "pass": not any(unexpected(c) for c in checks),
     }

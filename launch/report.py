@@ -23,6 +23,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collect  # noqa: E402
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
 MODES = ("off", "global", "node")
@@ -178,6 +181,7 @@ def load_cell(d):
         c["verdict"] = verdict_of(res)
         c["metrics"] = res.get("metrics", {})
         c["release"] = res.get("kernel_release")
+        c["lab_commit"] = res.get("lab_commit")
         notes = [fmt_check(x) for x in res.get("checks", []) if x.get("status") != "pass"]
         c["wall_s"] = _num(c["metrics"].get("wall_s"))
         lg = _read(os.path.join(d, "lru-gen"))
@@ -345,15 +349,14 @@ def render_html(blocks, root, title):
 
 # ---- the report -----------------------------------------------------------
 
-def git_commit():
-    try:
-        h = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
-                           text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", TOP, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "unknown"
-    return (h or "unknown") + ("+uncommitted changes" if dirty else "")
+def lab_commits(cells):
+    """The lab commits the cells ran at, from their result.json; cells from
+    before result.json recorded it are named by the checkout's commit now."""
+    seen = sorted({c["lab_commit"] for c in cells if c.get("lab_commit")})
+    if any(c["release"] and not c.get("lab_commit") for c in cells):
+        now = collect.lab_commit() or "unknown"
+        seen.append(f"{now} (at report time: some cells did not record theirs)")
+    return ", ".join(seen) or "unknown"
 
 
 def cells_table(cells):
@@ -539,7 +542,7 @@ def build(root, dest):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     b = [("h", 1, f"dplab matrix: {name}"),
          ("p", f"Generated {now} by `launch/report.py` from {len(cells)} cells' result.json; "
-               f"lab commit {git_commit()}; kernel {', '.join(rel) or 'n/a'}."),
+               f"lab commit {lab_commits(cells)}; kernel {', '.join(rel) or 'n/a'}."),
          ("p", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "no cells") +
                ". XFAIL: passes only because a check failed as its scenario expects (reason shown).")]
     for k, s in sorted(stamps.items()):

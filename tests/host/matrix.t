@@ -216,6 +216,9 @@ r=$(row 'OOM kills')
 r=$(row 'bytes verified')
 [ "$r" = "| bytes verified | n/a | 0 |" ] && pass report_reliability_na || bad report_reliability_na "$r"
 grep -q 'Verdicts: 1 FAIL, 1 HUNG, 2 PASS, 1 XFAIL' "$md" && pass report_counts || bad report_counts "$(grep Verdicts "$md")"
+# cells without a recorded lab_commit: the header says the commit is the report's
+grep -q "; lab commit [0-9a-f]\{7,\}.* (at report time: some cells did not record theirs); kernel 6.1.0-test\.$" "$md" \
+	&& pass report_commit_fallback_said || bad report_commit_fallback_said "$(sed -n 3p "$md")"
 if command -v gnuplot >/dev/null; then
 	[ -s "$tmp/rep/plots/ab-imb.png" ] && grep -q "src='data:image/png;base64," "$tmp/rep/report.html" \
 		&& pass report_plot_inline || bad report_plot_inline "no plot: $out"
@@ -243,7 +246,7 @@ for (mode, kernel), rs in vals.items():
     for i, (po, bw, fps) in enumerate(rs, 1):
         d = os.path.join(root, f"uma-cp-{mode}-{kernel}-r{i}"); os.makedirs(d)
         json.dump({"topology": "uma", "scenario": "cp", "mode": mode, "kernel": kernel,
-                   "kernel_release": "6.1.0-test",
+                   "kernel_release": "6.1.0-test", "lab_commit": "abc1234",
                    "metrics": {"vmstat_delta": {"nr_vmscan_write": po, "pswpout": 0},
                                "workloads": {"dirtier": {"bw_bytes_per_s": bw * MiB}},
                                "guest": {"fs_mark_files_per_s": fps}},
@@ -254,6 +257,9 @@ json.dump({"topology": "uma", "scenario": "cp", "mode": "off", "kernel": "patche
 PY
 $py launch/report.py "$tmp/bench" >/dev/null 2>&1
 md="$tmp/bench/report.md"
+# every cell recorded the commit it ran at: the header names that one, not HEAD
+grep -q '; lab commit abc1234; kernel 6.1.0-test\.$' "$md" && pass report_commit_from_cells \
+	|| bad report_commit_from_cells "$(sed -n 3p "$md")"
 r=$(row 'file pageout (pages)')
 [ "$r" = "| file pageout (pages) | 1000 (900..1100) | 450 (400..500) | 0.45 | 450 (400..500) | 0.45 | 1600 (1500..1700) | 1.60 |" ] \
 	&& pass bench_median_range || bad bench_median_range "$r"
