@@ -24,10 +24,10 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def lab_commit():
-    """The lab's commit as `git describe` would name a build: short hash, and
-    '+uncommitted changes' when tracked files differ.  Recorded in each
-    result.json so a report names the commit its cells ran, not the one it
-    was generated at.  None outside a git checkout."""
+    """The lab's short commit hash, with '+uncommitted changes' when tracked
+    files differ from it.  Recorded in each result.json so a report names the
+    commit its cells ran at, not the one it was generated at.  None outside a
+    git checkout."""
     try:
         h = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
                            text=True).stdout.strip()

@@ -191,6 +191,7 @@ def load_cell(d):
         c["verdict"] = cj.get("status", "ERROR")
         c["metrics"] = {}
         c["release"] = None
+        c["lab_commit"] = None
         c["wall_s"] = _num(cj.get("elapsed_s"))
         notes = [cj.get("reason") or "no result.json"]
     c["notes"] = notes
@@ -352,8 +353,8 @@ def render_html(blocks, root, title):
 def lab_commits(cells):
     """The lab commits the cells ran at, from their result.json; cells from
     before result.json recorded it are named by the checkout's commit now."""
-    seen = sorted({c["lab_commit"] for c in cells if c.get("lab_commit")})
-    if any(c["release"] and not c.get("lab_commit") for c in cells):
+    seen = sorted({c["lab_commit"] for c in cells if c["lab_commit"]})
+    if any(c["release"] and not c["lab_commit"] for c in cells):
         now = collect.lab_commit() or "unknown"
         seen.append(f"{now} (at report time: some cells did not record theirs)")
     return ", ".join(seen) or "unknown"
