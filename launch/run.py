@@ -160,6 +160,11 @@ def main():
         f.write("".join("#" + ln if ln.lstrip().startswith("check ") else ln
                         for ln in sc["text"].splitlines(keepends=True)))
     shutil.copy(tpath, os.path.join(out, "topology"))
+    # collect names the data a KCSAN report raced on from the map of the
+    # kernel that ran, which a later rebuild would replace.
+    if collect.kernel_has(a.kernel, a.variant, "CONFIG_KCSAN"):
+        shutil.copy(os.path.join(collect.kernel_obj_dir(a.kernel, a.variant), "System.map"),
+                    os.path.join(out, "System.map"))
 
     if "DISK_WRITE_BPS" in sc["vars"]:
         topo["disk"]["write_bps"] = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])

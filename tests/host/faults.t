@@ -100,6 +100,46 @@ fresh kcsan-both
 collect "$r"
 [ "$(status kernel_clean)" = fail ] && jq -e '.metrics.console.kcsan_elsewhere == 1' "$r/result.json" >/dev/null &&
 	pass kcsan_scoped_per_report || bad kcsan_scoped_per_report "$(jq -c .metrics.console "$r/result.json")"
+# The 6.1 timekeeping race KCSAN_STRICT reports from dp_now(): the access is
+# ktime_get_mono_fast_ns() on tk_fast_mono, ours only deeper in the stack.
+kcsan_latch() {
+	cat <<'EOF'
+[   57.549168] BUG: KCSAN: data-race in ktime_get_mono_fast_ns+0x84/0x110
+[   57.549546]
+[   57.549691] race at unknown origin, with read to 0xffffffff822ae198 of 8 bytes by task 8 on cpu 0:
+[   57.550081]  ktime_get_mono_fast_ns+0x84/0x110
+[   57.550327]  dirty_pressure_node+0x9c/0x2f0
+[   57.550557]  dirty_pressure_global+0x56/0xb0
+[   57.550777]  domain_dirty_limits+0x1ff/0x310
+[   57.552522]
+[   57.552625] value changed: 0x000000231a124070 -> 0x000000231ab0b501
+[   57.552866]
+[   57.552962] Reported by Kernel Concurrency Sanitizer on:
+[   57.553291] CPU: 0 PID: 8 Comm: kworker/u5:0 Not tainted 6.1.192+ #1
+[   57.554331] ==================================================================
+EOF
+}
+system_map() {
+	printf '%s\n' 'ffffffff81000000 T _text' 'ffffffff822ae100 d tk_fast_raw' 'ffffffff822ae180 d tk_fast_mono' \
+		'ffffffff822ae200 d tk_core' 'ffffffff83a10000 b dp_state' 'ffffffff83a10400 b dp_last_node' >"$r/System.map"
+}
+fresh kcsan-latch
+kcsan_latch >>"$r/console.log"; system_map
+collect "$r"
+[ "$(status kernel_clean)" = pass ] && jq -e '.metrics.console.kcsan_elsewhere == 1
+	and (.metrics.console.kcsan_elsewhere_first[0] | test("ktime_get_mono_fast_ns on tk_fast_mono\\+0x18"))' "$r/result.json" >/dev/null &&
+	pass kcsan_our_frame_deeper_is_not_ours || bad kcsan_our_frame_deeper_is_not_ours "$(jq -c .metrics.console "$r/result.json")"
+# Neither function is the series', the data is: dp_state[3].
+fresh kcsan-data
+kcsan_block shrink_folio_list balance_dirty_pages | sed 's/0xffff88807de1deac/0xffffffff83a10018/' >>"$r/console.log"; system_map
+collect "$r"
+[ "$(status kernel_clean)" = fail ] && jq -e '.metrics.console.kcsan_elsewhere == 0 and .metrics.console.problems >= 1' "$r/result.json" >/dev/null &&
+	pass kcsan_on_series_variable_fails || bad kcsan_on_series_variable_fails "$(jq -c .metrics.console "$r/result.json")"
+fresh kcsan-unparsed
+kcsan_block tick_irq_enter tick_nohz_idle_got_tick | grep -v ' bytes by ' >>"$r/console.log"
+collect "$r"
+[ "$(status kernel_clean)" = fail ] && pass kcsan_unreadable_report_fails ||
+	bad kcsan_unreadable_report_fails "$(jq -c .metrics.console "$r/result.json")"
 
 # ---- crashes ----
 panic() {
