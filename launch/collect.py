@@ -13,6 +13,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -82,6 +83,18 @@ def parse_meminfo(text):
         if m:
             out[m.group(1)] = int(m.group(2))
     return out
+
+
+def job_env(out):
+    """OUT/job.env, what run.py gave the guest, as a dict ({} if absent)."""
+    env = {}
+    for line in read(os.path.join(out, "job.env")).splitlines():
+        k, _, v = line.partition("=")
+        try:
+            env[k] = " ".join(shlex.split(v)) if v else ""
+        except ValueError:
+            env[k] = v
+    return env
 
 
 def last_console_line(out):
@@ -469,10 +482,13 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         checks.append({"name": "guest_finished", "value": 0, "expectation": "guest-status says done",
                        "passed": False, "status": "fail",
                        "reason": f"guest did not finish; last console line: {last_console_line(out)!r}"})
+    slow = job_env(out).get("SLOW_MOTION", "1")
     res = {
         "topology": topo["name"], "topology_description": topo["description"],
         "scenario": sc["name"], "claim": sc["vars"].get("CLAIM", ""),
         "mode": mode, "kernel": kernel, "variant": variant,
+        # run.py's --slow-motion: a disk N times slower, phases N times longer
+        "slow_motion": int(slow) if slow.isdigit() else None,
         "kernel_release": read(os.path.join(out, "kernel-release")).strip() or None,
         "lab_commit": lab_commit(),
         "metrics": metrics, "checks": checks,

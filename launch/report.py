@@ -17,7 +17,6 @@ import html
 import json
 import os
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -137,18 +136,6 @@ def read_json(path):
         return None
 
 
-def job_env(d):
-    env = {}
-    try:
-        with open(os.path.join(d, "job.env"), encoding="utf-8") as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                env[k] = " ".join(shlex.split(v)) if v else ""
-    except (OSError, ValueError):
-        pass
-    return env
-
-
 def fmt_check(c):
     st = c.get("status", "?")
     if st == "xfail":
@@ -168,7 +155,7 @@ def load_cell(d):
     for k in ("topology", "scenario", "mode", "kernel"):
         c[k] = src.get(k) or cj.get(k) or "?"
     c["variant"] = src.get("variant") or cj.get("variant") or "lab"
-    c["lru"] = cj.get("lru") or job_env(d).get("LRU") or ("mglru" if re.search(r"-mglru(-r\d+)?$", name)
+    c["lru"] = cj.get("lru") or collect.job_env(d).get("LRU") or ("mglru" if re.search(r"-mglru(-r\d+)?$", name)
                                                          else "classic")
     rep = cj.get("repeat")
     if rep is None:

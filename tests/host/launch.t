@@ -283,4 +283,8 @@ one_like run_error.timeout-not-number "run: " run --timeout soon
 # --variant none: never boots even while --timeout is not checked
 one_like run_error.timeout-negative "run: --timeout" run --timeout -5 --variant none
 one_line run_error.boot-timeout-short "run: --boot-timeout 3: want 10..7200 seconds" run --boot-timeout 3 --variant none
+one_line run_error.slow-motion-range "run: --slow-motion 0: want 1..50" run --slow-motion 0 --variant none
+one_line run_error.slow-motion-disk "run: --slow-motion 20: write_bps 30720K / 20 is under 2M" \
+	run --topo 2node-asym --slow-motion 20 --variant none
+one_like run_error.slow-motion-not-number "run: " run --slow-motion fast
 exit $fail

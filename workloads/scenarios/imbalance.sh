@@ -8,10 +8,14 @@ TOPOLOGIES="2node-asym"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
 TIMEOUT=420
 
+# SLOW_MOTION=N (run.py --slow-motion, for debug kernels): the disk is N
+# times slower, so the hog squeezes node 0 N times longer and the dirtier
+# starts after the hog's N-times-slower ramp.
 workload() {
+	slow=${SLOW_MOTION:-1}
 	sample_start 1
-	start hog "$BIN/hog" --node 0 --size 380M --ramp 2 --duration 60 --report "$(report hog)" --report-every 1
-	sleep 4
+	start hog "$BIN/hog" --node 0 --size 380M --ramp 2 --duration $((60 * slow)) --report "$(report hog)" --report-every 1
+	sleep $((4 * slow))
 	start dirtier "$BIN/dirtier" --node 0 --file "$TEST_DIR/big" --size 1G --bs 1M --report "$(report dirtier)"
 	finish dirtier
 	stop hog
