@@ -7,12 +7,14 @@
 # first report.  Every other check of the run is a line too.  Boot and wall
 # times are in the PASS lines.  Scenario timeouts are multiplied by
 # DEBUG_TIMEOUT_FACTOR (default 5): the instrumented kernels run slower.
-# Cells of the scenarios in DEBUG_SLOW_SCENARIOS (default imbalance) run in
+# Cells of the scenarios in DEBUG_SLOW_SCENARIOS (default imbalance and
+# kswapd-stop, the two that squeeze a node with a bound dirtier) run in
 # slow motion (run.py --slow-motion DEBUG_SLOW_MOTION, default 15: the
 # disk at 2 MiB/s instead of 30 and the hog's phases 15 times longer).
 # Imbalance's claim needs the dirtier to outrun the disk: under KCSAN it
 # dirtied 3-4 MiB/s, and at full disk speed imbalance/node saw reclaim on
-# node 0 meet 0 dirty pages in 8,102 shrink_inactive_list calls.
+# node 0 meet 0 dirty pages in 8,102 shrink_inactive_list calls; kswapd-stop
+# never lowered node 1's pressure, so it had nothing to reset.
 # VARIANT=debug boots with acpi=noirq: under KASAN and lockdep ACPI's _PRT
 # method times out (AE_AML_LOOP_TIMEOUT) and the virtio devices would get
 # no interrupt; they use MSI-X instead (patches/debug.config).
@@ -52,7 +54,7 @@ for v in ${DEBUG_VARIANTS:-debug kcsan}; do
 			topo=$(kasan_topology "$t")
 		fi
 		slow=1
-		case " ${DEBUG_SLOW_SCENARIOS-imbalance} " in *" $s "*) slow=${DEBUG_SLOW_MOTION:-15};; esac
+		case " ${DEBUG_SLOW_SCENARIOS-imbalance kswapd-stop} " in *" $s "*) slow=${DEBUG_SLOW_MOTION:-15};; esac
 		c=$v.$t.$s.$m
 		out=$dir/$v/$t-$s-$m
 		log=$(/usr/bin/python3 launch/run.py --variant "$v" --topo "$topo" --scenario "$s" --mode "$m" \

@@ -69,8 +69,10 @@ workload() {
 	mkdir -p "$KS"
 	echo 1 >"$KS/events/writeback/dirty_pressure/enable"
 	sample_start 1
-	start hog "$BIN/hog" --node 1 --size 380M --ramp 2 --duration 60 --report "$(report hog)" --report-every 1
-	sleep 4
+	# SLOW_MOTION=N (debug kernels): squeeze N times longer, as imbalance does
+	start hog "$BIN/hog" --node 1 --size 380M --ramp 2 --duration $((60 * ${SLOW_MOTION:-1})) \
+		--report "$(report hog)" --report-every 1
+	sleep $((4 * ${SLOW_MOTION:-1}))
 	start dirtier "$BIN/dirtier" --node 1 --file "$TEST_DIR/big" --size 1G --bs 1M --report "$(report dirtier)"
 	finish dirtier
 	stop hog
