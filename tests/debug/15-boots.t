@@ -31,6 +31,10 @@ for v in ${DEBUG_VARIANTS:-debug kcsan}; do
 			--timeout 600 --boot-timeout 240 --append "$append" --out "$out" --quiet 2>&1)
 		if [ -f "$out/result.json" ]; then
 			times="$times $(jq '.metrics.boot_to_userspace_guest_s' "$out/result.json")"
+			if ! jq -e .pass "$out/result.json" >/dev/null; then
+				echo "FAIL: $v.boot_$i: booted, but the run failed: $(jq -r '[.checks[] | select(.status != "pass") | .name] | join(", ")' "$out/result.json"); first console problem: $(jq -r '.metrics.console.first[0] // "none"' "$out/result.json")"
+				fail=1
+			fi
 		else
 			hung=$((hung + 1))
 			echo "FAIL: $v.boot_$i: $log"
