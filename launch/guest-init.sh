@@ -70,6 +70,15 @@ snapshot() {
 # SYSCTL/EVENTS.  check lines are for the host's analyser; here they are no-ops.
 . "$LAB/launch/guest-lib.sh"
 . "$SCENARIO_FILE"
+# Slow motion (run.py --slow-motion N) stretches writeback's clocks with the
+# disk: at the stock 30 s expiry the flusher cleaned a KCSAN dirtier's pages
+# (1.3 MiB/s) long before reclaim reached them, and the squeezed node's
+# reclaim met 0 dirty pages even with the disk at 2 MiB/s.
+if [ "${SLOW_MOTION:-1}" -gt 1 ]; then
+	for kv in vm.dirty_expire_centisecs=$((3000 * SLOW_MOTION)) vm.dirty_writeback_centisecs=$((500 * SLOW_MOTION)); do
+		sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"
+	done
+fi
 for kv in $SYSCTL; do sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"; done
 command -v setup >/dev/null && { setup || status "error: setup failed"; }
 

@@ -10,7 +10,8 @@
 # Cells of the scenarios in DEBUG_SLOW_SCENARIOS (default imbalance and
 # kswapd-stop, the two that squeeze a node with a bound dirtier) run in
 # slow motion (run.py --slow-motion DEBUG_SLOW_MOTION, default 15: the
-# disk at 2 MiB/s instead of 30 and the hog's phases 15 times longer).
+# disk at 2 MiB/s instead of 30, writeback's 30 s expiry 15 times longer,
+# and the hog's phases 15 times longer).
 # Imbalance's claim needs the dirtier to outrun the disk: under KCSAN it
 # dirtied 3-4 MiB/s, and at full disk speed imbalance/node saw reclaim on
 # node 0 meet 0 dirty pages in 8,102 shrink_inactive_list calls; kswapd-stop

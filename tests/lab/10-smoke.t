@@ -50,9 +50,11 @@ log=$(/usr/bin/python3 launch/run.py --topo uma --cmd 'false' --out $base/cmdfai
 log=$(/usr/bin/python3 launch/run.py --topo uma --cmd 'echo c > /proc/sysrq-trigger' --timeout 60 --out $base/panic 2>&1); rc=$?
 [ $rc -eq 1 ] && jq -e '.metrics.console.problems > 0' $base/panic/result.json >/dev/null && echo "PASS: panic_fails_run" ||
 	{ echo "FAIL: panic_fails_run: rc=$rc $(echo "$log" | tail -2 | tr '\n' ' ')"; fail=1; }
-# Slow motion (debug kernels): the disk is N times slower and the guest's
-# scenario sees SLOW_MOTION=N; result.json records it.
-log=$(/usr/bin/python3 launch/run.py --topo uma --cmd 'test "$SLOW_MOTION" = 3' --slow-motion 3 \
+# Slow motion (debug kernels): the disk is N times slower, writeback's
+# expiry N times longer, the guest's scenario sees SLOW_MOTION=N, and
+# result.json records it.
+log=$(/usr/bin/python3 launch/run.py --topo uma --slow-motion 3 \
+	--cmd 'test "$SLOW_MOTION" = 3 && test "$(cat /proc/sys/vm/dirty_expire_centisecs)" = 9000' \
 	--out $base/slow --quiet 2>&1); rc=$?
 if [ $rc -eq 0 ] && grep -q 'throttling.bps-write=10485760[,[:space:]]' $base/slow/qemu.cmd &&
 	jq -e '.slow_motion == 3' $base/slow/result.json >/dev/null; then
