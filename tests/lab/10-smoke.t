@@ -56,7 +56,7 @@ log=$(/usr/bin/python3 launch/run.py --topo uma --cmd 'echo c > /proc/sysrq-trig
 log=$(/usr/bin/python3 launch/run.py --topo uma --slow-motion 3 \
 	--cmd 'test "$SLOW_MOTION" = 3 && test "$(cat /proc/sys/vm/dirty_expire_centisecs)" = 9000' \
 	--out $base/slow --quiet 2>&1); rc=$?
-if [ $rc -eq 0 ] && grep -q 'throttling.bps-write=10485760[,[:space:]]' $base/slow/qemu.cmd &&
+if [ $rc -eq 0 ] && grep -qE 'throttling[.]bps-write=10485760([^0-9]|$)' $base/slow/qemu.cmd &&
 	jq -e '.slow_motion == 3' $base/slow/result.json >/dev/null; then
 	echo "PASS: slow_motion_disk_and_guest"
 else
