@@ -9,6 +9,7 @@ unmeasurable.  The run passes when no check has an unexpected result.
 
   collect.py OUT     re-collect an existing results directory
 """
+import bisect
 import glob
 import json
 import os
@@ -148,16 +149,10 @@ def load_symbols(path):
 
 def symbolize(syms, addr):
     """NAME+0xOFF of the data symbol at or below addr, or None."""
-    lo, hi = 0, len(syms)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if syms[mid][0] <= addr:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo == 0 or addr - syms[lo - 1][0] >= 1 << 16:
+    i = bisect.bisect_right(syms, (addr, chr(0x10ffff)))
+    if i == 0 or addr - syms[i - 1][0] >= 1 << 16:
         return None
-    base, name = syms[lo - 1]
+    base, name = syms[i - 1]
     return f"{name}+{addr - base:#x}"
 
 
@@ -181,11 +176,11 @@ def kcsan_is_ours(acc):
     return not acc or any(_KCSAN_OURS.match(fn) or _KCSAN_OURS.match(data.split("+")[0]) for fn, data in acc)
 
 
-def console_report(out, system_map=None):
+def console_report(out):
     """Problem lines of the console, less what an OOM report or a requested
     crash prints by design: {problems: [...], oom_reports, requested_crash,
-    expected_lines, kcsan_elsewhere}.  system_map: the kernel's, to name
-    the data a KCSAN report raced on (OUT/System.map when absent)."""
+    expected_lines, kcsan_elsewhere}.  OUT/System.map, when run.py kept
+    one, names the data a KCSAN report raced on."""
     lines = read(os.path.join(out, "console.log")).splitlines()
     syms = None
     requested = os.path.exists(os.path.join(out, "crash-requested"))
@@ -206,7 +201,7 @@ def console_report(out, system_map=None):
             continue
         end = next((j for j in range(i + 1, len(lines)) if _KCSAN_END.search(lines[j])), len(lines))
         if syms is None:
-            syms = load_symbols(system_map or os.path.join(out, "System.map"))
+            syms = load_symbols(os.path.join(out, "System.map"))
         acc = kcsan_accesses(lines[i:end], syms)
         if not kcsan_is_ours(acc):
             what = "; ".join(f"{fn} on {data}" for fn, data in acc)

@@ -153,9 +153,9 @@ def main():
     # dirtier managed 3-4 MiB/s against the disk's 30, the flusher cleaned
     # everything first and node 0's reclaim met no dirty page.
     if a.slow_motion > 1:
-        bps = topo["disk"]["write_bps"] // a.slow_motion
         if not topo["disk"]["write_bps"]:
             fail2(f"--slow-motion {a.slow_motion}: the disk has no write_bps to slow down")
+        bps = topo["disk"]["write_bps"] // a.slow_motion
         if bps < 2 << 20:
             fail2(f"--slow-motion {a.slow_motion}: write_bps {topo['disk']['write_bps'] >> 10}K "
                   f"/ {a.slow_motion} is under 2M")
