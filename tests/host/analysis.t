@@ -135,6 +135,17 @@ got=$(jv '.metrics.balance_dirty_pages | "\(.jiffy_ms) \(.pause_band_low_ms) \(.
 [ "$got" = "4 8 200" ]; check pause-band-from-jiffy $? "got '$got', want '4 8 200'"
 got=$(jv '.metrics.bandwidth | "\(.bdi) \(.avg_write_bw_final_kBps > 27648 and .avg_write_bw_final_kBps < 33792) \(.converge_time_s > 0 and .converge_time_s < 20)"' "$m")
 [ "$got" = "254:0 true true" ]; check bandwidth-estimate $? "got '$got' (generator converges to 30720 kB/s)"
+# the device's write rate over the estimated span: nr_written of the latest global_dirty_state
+# before the first and the last estimate, recomputed from trace-cmd's text (4 KiB pages)
+want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | awk '
+	/ global_dirty_state: / { for (i = 1; i <= NF; i++) { if ($i ~ /^written=/) { w = substr($i, 9) }
+				  if ($i ~ /^[0-9.]+:$/) { wt = substr($i, 1, length($i) - 1) } } have = 1 }
+	/ bdi_dirty_ratelimit: +bdi 254:0:/ && have { if (!n++) { fw = w; ft = wt } lw = w; lt = wt
+				  for (i = 1; i <= NF; i++) if ($i ~ /^awrite_bw=/) avg = substr($i, 11) }
+	END { if (n && lt > ft) printf "%.0f %.3f", (lw - fw) * 4 / (lt - ft), avg / ((lw - fw) * 4 / (lt - ft)) }')
+got=$(jv '.metrics.bandwidth | "\(.device_write_kBps | round) \(.estimate_to_device * 1000 | round / 1000)"' "$m")
+got=$(echo "$got" | awk '{ printf "%.0f %.3f", $1, $2 }')
+[ -n "$want" ] && [ "$got" = "$want" ]; check bandwidth-device-rate $? "got '$got', trace-cmd report gives '$want'"
 
 # TSV: header names the columns; node0 rows are exactly node0's events
 hdr=$(head -1 "$t/o/tsv/dirty_pressure.node0.tsv" 2>/dev/null)

@@ -8,7 +8,7 @@
 # first seconds.  One TCG vCPU dirties ~25-33 MB/s on a quiet host and
 # 13-15 MB/s on a loaded one (measured), too close to this disk's 20 to be
 # sure of throttling, so two writers, one per node and vCPU, share the disk.
-CLAIM="the estimated write bandwidth converges to the disk throttle within 10% in 10 s"
+CLAIM="the estimated write bandwidth converges within 10% of what the disk writes (its throttle) in 10 s"
 TOPOLOGIES="2node-sym"
 DISK_WRITE_BPS=20M
 SYSCTL="vm.dirty_background_bytes=16777216 vm.dirty_bytes=67108864"
@@ -28,9 +28,28 @@ check kernel_clean       console.problems == 0
 # can all be "negative" (the writers' own think time covers them), so the
 # calls are counted, not the pauses.
 check was_throttled      trace.balance_dirty_pages.calls > 20
-# 20M in QEMU is 20 MiB/s = 20480 kB/s; +-10% is 18432..22528.
-check estimate_near_disk_low  trace.bandwidth.avg_write_bw_final_kBps >= 18432
+# 20M in QEMU is 20 MiB/s = 20480 kB/s; +10% is 22528.  QEMU never writes
+# faster than its throttle, so the estimate must not exceed it by more than
+# the claim's 10%, and neither may the device's own measured rate.
 check estimate_near_disk_high trace.bandwidth.avg_write_bw_final_kBps <= 22528
+check disk_throttle_holds     trace.bandwidth.device_write_kBps <= 22528
+# The lower side is judged against what the device really wrote while the
+# estimates were made (nr_written over that span), not the nominal throttle:
+# a CPU-starved QEMU writes less than its throttle and the estimator rightly
+# follows.  Measured on this lab's 2-core host, in MiB/s: device 19.0-20.2
+# quiet, 18.4-19.7 with one host core busy, 16.9-20.1 with both; a CI run
+# failed the old check against 20 MiB/s with an estimate of 17.0 (85%).
+# Estimate over device was 0.98-1.07 in 11 of those 12 runs.  The 12th (both
+# cores busy) froze the guest for 6 s near the end: the estimate fell to 20%
+# of the throttle and had regained only 68% of the device's rate when the
+# writers finished 6 s later, inside the claim's 10 s.  A host that starved
+# fails here, and the trace shows the gap.
+check estimate_near_device_low  trace.bandwidth.estimate_to_device >= 0.9
+check estimate_near_device_high trace.bandwidth.estimate_to_device <= 1.1
+# The device must still have run near its throttle, or this run measured the
+# host, not the disk: 75% is a floor for a working throttle on a busy host,
+# not the claim.
+check disk_near_throttle        trace.bandwidth.device_write_kBps >= 15360
 # 6.1's estimator starts at INIT_BW (100 MiB/s) and blends each 200 ms
 # sample over a 1024-jiffy period (4.1 s at HZ=250): from 100 to within 10%
 # of 20 MiB/s takes ln(80/2) * 4.1 s = 15 s, and avg_write_bw lags behind.
