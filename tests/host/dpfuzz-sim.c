@@ -7,10 +7,11 @@
  * decimal number in range or a mode name with at most one trailing newline
  * (no sign, no NUL), and then advances the position; a write to a
  * read-only file fails with EINVAL (root on debugfs); a buffer that cannot
- * be read gives EFAULT; pwrite() fails with ESPIPE (seq_file).  Two nodes: node 0's "kswapd" sleeps, so its
- * pressure recovers at dirty_pressure_recovery steps per second from the
- * time of the last write; node 1's is awake and stays.  Mode node shows the
- * average weighted 1:3.
+ * be read gives EFAULT; pwrite() fails with ESPIPE (seq_file), and reads
+ * after the first continue in what it saw (seq_file).  Two nodes: node 0's
+ * "kswapd" sleeps, so its pressure recovers at dirty_pressure_recovery steps
+ * per second from the time of the last write; node 1's is awake and stays.
+ * Mode node shows the average weighted 1:3.
  *
  * $DPSIM_BUGS (comma-separated) plants one fault each, for the tests that
  * dpfuzz finds it:
@@ -52,7 +53,10 @@ static const char *const names[NF] = {
 static const char *const modes[3] = { "off", "global", "node" };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { int used, file, acc; long pos; } fds[MAXFD];
+/* snap: what a read at position 0 saw; later reads continue in it, as in
+ * seq_file, so a value changed by another thread between two read() calls
+ * cannot tear ("1\n" then the "\n" of "10\n") */
+static struct { int used, file, acc, snaplen; long pos; char snap[64]; } fds[MAXFD];
 static struct { long base, cur; double stamp; } node[2];
 static int mode = 1, inited;
 static long recovery = 1;
@@ -257,16 +261,18 @@ einval:
 
 static ssize_t sim_read(int fd, void *out, size_t count, long pos)
 {
-	char buf[256];
-	int n = content(fds[fd].file, buf, sizeof(buf));
+	int n;
 
 	if (!(fds[fd].acc & 1))
 		return -EBADF;
+	if (pos == 0 || fds[fd].snaplen < 0)
+		fds[fd].snaplen = content(fds[fd].file, fds[fd].snap, sizeof(fds[fd].snap));
+	n = fds[fd].snaplen < (int)sizeof(fds[fd].snap) ? fds[fd].snaplen : (int)sizeof(fds[fd].snap) - 1;
 	if (pos >= n)
 		return 0;
 	if (count > (size_t)(n - pos))
 		count = (size_t)(n - pos);
-	memcpy(out, buf + pos, count);
+	memcpy(out, fds[fd].snap + pos, count);
 	return (ssize_t)count;
 }
 
@@ -298,6 +304,7 @@ static int sim_open(const char *path, int flags, mode_t m, int *handled)
 	fds[fd].file = f;
 	fds[fd].acc = acc;
 	fds[fd].pos = 0;
+	fds[fd].snaplen = -1;
 	pthread_mutex_unlock(&lock);
 	return fd;
 }
