@@ -259,7 +259,8 @@ static void fs_init(struct state *s, struct fieldset *fs, const char *sys, const
  * The traced kernel's page size, from the file header (trace-cmd.dat.v6(5), same in v7):
  * magic "\027\010\104tracing", version string, endian byte (0: little), long size byte,
  * then the 4-byte page size.  Debian 12's libtracecmd reads it but leaves
- * tep_get_page_size() at 0.  Returns 0 when the header cannot be read.
+ * tep_get_page_size() at 0, and its tracecmd_page_size() is exported but not
+ * in trace-cmd.h.  Returns 0 when the header cannot be read.
  */
 static int file_page_size(const char *path)
 {

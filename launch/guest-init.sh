@@ -75,7 +75,8 @@ snapshot() {
 # (1.3 MiB/s) long before reclaim reached them, and the squeezed node's
 # reclaim met 0 dirty pages even with the disk at 2 MiB/s.
 if [ "${SLOW_MOTION:-1}" -gt 1 ]; then
-	for kv in vm.dirty_expire_centisecs=$((3000 * SLOW_MOTION)) vm.dirty_writeback_centisecs=$((500 * SLOW_MOTION)); do
+	for k in vm.dirty_expire_centisecs vm.dirty_writeback_centisecs; do
+		kv=$k=$(($(sysctl -n "$k") * SLOW_MOTION))
 		sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"
 	done
 fi

@@ -265,9 +265,12 @@ static ssize_t sim_read(int fd, void *out, size_t count, long pos)
 
 	if (!(fds[fd].acc & 1))
 		return -EBADF;
-	if (pos == 0 || fds[fd].snaplen < 0)
-		fds[fd].snaplen = content(fds[fd].file, fds[fd].snap, sizeof(fds[fd].snap));
-	n = fds[fd].snaplen < (int)sizeof(fds[fd].snap) ? fds[fd].snaplen : (int)sizeof(fds[fd].snap) - 1;
+	if (pos == 0 || fds[fd].snaplen < 0) {
+		n = content(fds[fd].file, fds[fd].snap, sizeof(fds[fd].snap));
+		/* snprintf's length is what it would have written */
+		fds[fd].snaplen = n < (int)sizeof(fds[fd].snap) ? n : (int)sizeof(fds[fd].snap) - 1;
+	}
+	n = fds[fd].snaplen;
 	if (pos >= n)
 		return 0;
 	if (count > (size_t)(n - pos))
