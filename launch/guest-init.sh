@@ -81,6 +81,21 @@ if [ "${SLOW_MOTION:-1}" -gt 1 ]; then
 	done
 fi
 for kv in $SYSCTL; do sysctl -q -w "$kv" >/dev/null || status "error: sysctl $kv"; done
+# DISK_QUEUE="32x512K" (a scenario setting): the test disk's block queue as
+# a slow real device has it.  Without it virtio-blk takes 256 requests of up
+# to its max_sectors_kb, which QEMU's write throttle then holds: hundreds of
+# MiB under writeback that a real 30 MiB/s device would never accept at once
+# (README, "What the test disk models").  What the queue is, set or default,
+# goes into metrics.guest.disk_*.
+if [ -n "${DISK_QUEUE:-}" ]; then
+	if disk_queue "$DISK_QUEUE" 2>>$OUT/disk-queue.log; then
+		metric disk_queue_applied 1
+	else
+		metric disk_queue_applied 0
+		status "error: DISK_QUEUE=$DISK_QUEUE not applied: $(tail -1 $OUT/disk-queue.log)"
+	fi
+fi
+disk_queue_record
 command -v setup >/dev/null && { setup || status "error: setup failed"; }
 
 events=""

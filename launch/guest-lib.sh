@@ -14,6 +14,21 @@
 #   wait_kswapd_idle NID [TIMEOUT]  wait until node NID's kswapd sleeps
 #   report NAME            the --report path for workload NAME
 #   node_dirty_kb NID      Dirty of node NID in kB
+#   meminfo_sample_start [SEC]  sample every node's Dirty and Writeback
+#                          (and /proc/meminfo's) every SEC (default 0.5):
+#                          $OUT/nodemem.tsv "t_s dirty_kb writeback_kb
+#                          node0_dirty_kb node0_writeback_kb ..."
+#   meminfo_sample_stop    stop it; metrics {,nodeN_}{dirty,writeback,
+#                          dirty_writeback}_peak_kb (the sum's peak is of
+#                          one sample, not the sum of two peaks)
+#   disk_queue SPEC        limit the test disk's block queue to SPEC,
+#                          "REQUESTSxSIZE" (e.g. 32x512K: nr_requests 32,
+#                          max_sectors_kb 512); guest-init applies the
+#                          scenario's DISK_QUEUE with it
+#                          (metric disk_queue_applied 1 or 0)
+#   disk_queue_record      metrics disk_nr_requests, disk_max_sectors_kb,
+#                          disk_hw_max_sectors_kb, disk_hw_queue_depth: what
+#                          the test disk's queue is (set or default)
 #
 # Data, faults and crashes (workloads/README.md, "No lost data"):
 #   verify_scope written|synced   what the end-of-run verification claims for
@@ -115,6 +130,74 @@ wait_kswapd_idle() {
 		sleep 1; _t=$((_t - 1))
 	done
 	return 1
+}
+
+meminfo_sample_start() {
+	_every=${1:-0.5}
+	(
+		# one awk per sample reads every file: a shell loop of seds per
+		# node cost the TCG guest more than the sample is worth
+		_files=$(ls -d /sys/devices/system/node/node[0-9]* | sort -V | sed 's|$|/meminfo|')
+		printf 't_s\tdirty_kb\twriteback_kb'
+		for _f in $_files; do _n=${_f%/meminfo}; _n=${_n##*/}; printf '\t%s_dirty_kb\t%s_writeback_kb' "$_n" "$_n"; done
+		echo
+		while :; do
+			awk -v t="$(uptime_s)" 'BEGIN { printf "%s", t }
+				FILENAME == "/proc/meminfo" && $1 == "Dirty:" { d = $2 }
+				FILENAME == "/proc/meminfo" && $1 == "Writeback:" { printf "\t%s\t%s", d, $2 }
+				FILENAME != "/proc/meminfo" && $3 == "Dirty:" { d = $4 }
+				FILENAME != "/proc/meminfo" && $3 == "Writeback:" { printf "\t%s\t%s", d, $4 }
+				END { print "" }' /proc/meminfo $_files
+			sleep "$_every"
+		done
+	) >"$OUT/nodemem.tsv" 2>/dev/null &
+	echo $! >$PIDDIR/.memsampler
+}
+
+meminfo_sample_stop() {
+	[ -f $PIDDIR/.memsampler ] || return 0
+	kill "$(cat $PIDDIR/.memsampler)" 2>/dev/null
+	rm -f $PIDDIR/.memsampler
+	# peaks per column pair: dirty, writeback, and dirty+writeback of one sample
+	awk -F'\t' 'NR == 1 { nf = NF; for (i = 2; i <= NF; i++) h[i] = $i; next }
+		NF == nf { for (i = 2; i < NF; i += 2) {
+			if ($i > d[i]) d[i] = $i; if ($(i + 1) > w[i]) w[i] = $(i + 1)
+			if ($i + $(i + 1) > s[i]) s[i] = $i + $(i + 1) } }
+		END { for (i = 2; i in h; i += 2) { p = h[i]; sub(/dirty_kb$/, "", p)
+			print p "dirty_peak_kb", d[i] + 0; print p "writeback_peak_kb", w[i] + 0
+			print p "dirty_writeback_peak_kb", s[i] + 0 } }' "$OUT/nodemem.tsv" |
+	while read -r _k _v; do metric "$_k" "$_v"; done
+}
+
+disk_queue() {
+	_q=/sys/block/$TEST_DEV/queue
+	_n=${1%%x*}; _s=${1#*x}
+	case $1 in *x*) ;; *) echo "disk_queue: '$1' is not REQUESTSxSIZE (e.g. 32x512K)" >&2; return 1 ;; esac
+	case $_n in ''|*[!0-9]*|0) echo "disk_queue: requests '$_n' must be a positive number" >&2; return 1 ;; esac
+	case $_s in
+	*[Kk]) _kb=${_s%?} ;;
+	*[Mm]) _kb=$(( ${_s%?} * 1024 )) ;;
+	*) echo "disk_queue: size '$_s' needs K or M (e.g. 512K)" >&2; return 1 ;;
+	esac
+	# The kernel lowers nr_requests of a queue without an I/O scheduler
+	# (virtio-blk here) but cannot raise it past the device's tags; it
+	# refuses max_sectors_kb above max_hw_sectors_kb.  A refusal is an
+	# error of the run, not a silent default.
+	echo "$_n" >$_q/nr_requests || { echo "disk_queue: nr_requests $_n refused" >&2; return 1; }
+	echo "$_kb" >$_q/max_sectors_kb || { echo "disk_queue: max_sectors_kb $_kb refused" >&2; return 1; }
+	[ "$(cat $_q/nr_requests)" = "$_n" ] && [ "$(cat $_q/max_sectors_kb)" = "$_kb" ] || {
+		echo "disk_queue: read back $(cat $_q/nr_requests)x$(cat $_q/max_sectors_kb)K, not $1" >&2; return 1; }
+}
+
+disk_queue_record() {
+	_q=/sys/block/$TEST_DEV/queue
+	[ -d $_q ] || return 0
+	metric disk_nr_requests "$(cat $_q/nr_requests)"
+	metric disk_max_sectors_kb "$(cat $_q/max_sectors_kb)"
+	metric disk_hw_max_sectors_kb "$(cat $_q/max_hw_sectors_kb)"
+	# the tags of hardware queue 0: what the device accepts at once
+	[ -r /sys/block/$TEST_DEV/mq/0/nr_tags ] && metric disk_hw_queue_depth "$(cat /sys/block/$TEST_DEV/mq/0/nr_tags)"
+	metric disk_queue_set "$([ -n "${DISK_QUEUE:-}" ] && echo 1 || echo 0)"
 }
 
 node_dirty_kb() { sed -n 's/.* Dirty: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node$1/meminfo; }
