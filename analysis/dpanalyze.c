@@ -124,8 +124,10 @@ struct fieldset {
 };
 
 enum { DP_NID, DP_OLD, DP_NEW, DP_PRIO, DP_REASON };
-enum { GD_DIRTY, GD_BG, GD_THRESH, GD_LIMIT, GD_PRESSURE, GD_WRITTEN };
-enum { BD_PAUSE, BD_PAUSED };
+enum { GD_DIRTY, GD_BG, GD_THRESH, GD_LIMIT, GD_PRESSURE, GD_WRITTEN, GD_WB, GD_FREERUN };
+/* BD_FREERUN.. are fields the series v2 appends: absent on older kernels */
+enum { BD_PAUSE, BD_PAUSED, BD_DRL, BD_TRL, BD_FREERUN, BD_POS, BD_NDIRTY, BD_NFREERUN, BD_NLIMIT };
+enum { BQ_SECTORS, BQ_RWBS, BQ_COMM };
 enum { BW_BW, BW_AVG, BW_BDI };
 enum { SI_NID, SI_PRIO };
 enum { WF_FLAGS };
@@ -174,7 +176,7 @@ struct state {
 	unsigned long long t0, tlast, records, missed;
 	int started;
 
-	struct fieldset dp, gd, bd, bw, si, wf, kw, ksl, th, drb, dre, ws;
+	struct fieldset dp, gd, bd, bw, si, wf, kw, ksl, th, drb, dre, ws, bq;
 	struct node node[MAXNODE];
 	unsigned long bad_nid;
 
@@ -210,6 +212,27 @@ struct state {
 
 	unsigned long pageout_file, pageout_anon;
 
+	/* global_dirty_state's dirty and writeback pages, per sample */
+	struct dvec gd_wb;
+	double gd_dirty_peak, gd_wb_peak, gd_sum_peak;
+
+	/* balance_dirty_pages: task_ratelimit / dirty_ratelimit, and the series v2 fields */
+	struct dvec trl_ratio, pos_ratio;
+	double freerun_min, freerun_last;
+	unsigned long freerun_n, node_calls;
+	double node_over_limit_max; /* node_dirty / node_limit */
+
+	/*
+	 * block:block_bio_queue: write bios by submitter.  In 6.1 only kswapd writes file
+	 * folios from reclaim (shrink_folio_list() sends direct reclaim's dirty file folios
+	 * back to the LRU), and a bio is queued in the context of the task that submits it,
+	 * so the write bios whose comm is kswapdN are reclaim's own writeback on node N.
+	 */
+	unsigned long bq_write_bios, bq_ksw_bios;
+	double bq_write_pages, bq_ksw_pages, bq_ksw_meta_pages;
+	double bq_ksw_node_pages[MAXNODE];
+	int bq_ksw_node_seen[MAXNODE];
+
 	/* direct reclaim begin time per pid (small open-addressing table) */
 	int dr_pid[4096];
 	double dr_t[4096];
@@ -243,6 +266,20 @@ static int rd(const struct tep_format_field *f, const struct tep_record *r, long
 	}
 	*out = (long long)v;
 	return 0;
+}
+
+/* A char array field (comm, rwbs) as a C string; "" when it does not lie inside the record. */
+static void rd_str(const struct tep_format_field *f, const struct tep_record *r, char *buf,
+		   size_t len)
+{
+	size_t n;
+
+	buf[0] = 0;
+	if (!f || f->offset < 0 || f->offset + f->size > r->size || !len)
+		return;
+	n = (size_t)f->size < len - 1 ? (size_t)f->size : len - 1;
+	memcpy(buf, (const char *)r->data + f->offset, n);
+	buf[n] = 0;
 }
 
 static void fs_init(struct state *s, struct fieldset *fs, const char *sys, const char *name,
@@ -531,7 +568,17 @@ static void on_dirty_pressure(struct state *s, struct tep_record *r, double t, i
 
 static void on_global_dirty_state(struct state *s, struct tep_record *r, double t)
 {
-	long long p;
+	long long p, d, w;
+
+	if (!rd(s->gd.a[GD_DIRTY], r, &d) && !rd(s->gd.a[GD_WB], r, &w)) {
+		dpush(&s->gd_wb, (double)w);
+		if ((double)d > s->gd_dirty_peak)
+			s->gd_dirty_peak = (double)d;
+		if ((double)w > s->gd_wb_peak)
+			s->gd_wb_peak = (double)w;
+		if ((double)(d + w) > s->gd_sum_peak)
+			s->gd_sum_peak = (double)(d + w);
+	}
 
 	if (s->gd.a[GD_WRITTEN] && !rd(s->gd.a[GD_WRITTEN], r, &p)) {
 		s->gd_written = (double)p;
@@ -568,9 +615,28 @@ static void on_balance_dirty_pages(struct state *s, struct tep_record *r)
 {
 	long long pause, paused;
 
+	long long drl, trl, v, nd, nl;
+
 	if (rd(s->bd.a[BD_PAUSE], r, &pause) || rd(s->bd.a[BD_PAUSED], r, &paused))
 		return;
 	s->bdp_calls++;
+	/* both in KB/s in the event; task_ratelimit is dirty_ratelimit times pos_ratio */
+	if (!rd(s->bd.a[BD_DRL], r, &drl) && !rd(s->bd.a[BD_TRL], r, &trl) && drl > 0)
+		dpush(&s->trl_ratio, (double)trl / (double)drl);
+	if (!rd(s->bd.a[BD_POS], r, &v))
+		dpush(&s->pos_ratio, (double)v / 1024.0); /* fixed point, 1024 = 1.0 */
+	if (!rd(s->bd.a[BD_FREERUN], r, &v)) {
+		if (!s->freerun_n || (double)v < s->freerun_min)
+			s->freerun_min = (double)v;
+		s->freerun_last = (double)v;
+		s->freerun_n++;
+	}
+	/* all three 0: the task has no node domain */
+	if (!rd(s->bd.a[BD_NDIRTY], r, &nd) && !rd(s->bd.a[BD_NLIMIT], r, &nl) && nl > 0) {
+		s->node_calls++;
+		if ((double)nd / (double)nl > s->node_over_limit_max)
+			s->node_over_limit_max = (double)nd / (double)nl;
+	}
 	if (pause <= 0) {
 		s->bdp_nopause++;
 		return;
@@ -618,6 +684,45 @@ static void on_bdi_dirty_ratelimit(struct state *s, struct tep_record *r, double
 	}
 	s->bwp[s->nbw++] = (struct bwpoint){ t, (double)bw, (double)avg, k, s->gd_written,
 					     s->gd_written_t };
+}
+
+static void on_block_bio_queue(struct state *s, struct tep_record *r)
+{
+	char rwbs[16], comm[32];
+	long long sectors;
+	double pages;
+	const char *c;
+	int nid = -1;
+
+	if (rd(s->bq.a[BQ_SECTORS], r, &sectors) || sectors < 0 || s->page_size <= 0)
+		return;
+	rd_str(s->bq.a[BQ_RWBS], r, rwbs, sizeof(rwbs));
+	rd_str(s->bq.a[BQ_COMM], r, comm, sizeof(comm));
+	/* blk_fill_rwbs(): an optional F (preflush) first, then the operation letter */
+	c = rwbs[0] == 'F' ? rwbs + 1 : rwbs;
+	if (*c != 'W')
+		return;
+	pages = (double)sectors * 512.0 / (double)s->page_size;
+	s->bq_write_bios++;
+	s->bq_write_pages += pages;
+	if (strncmp(comm, "kswapd", 6))
+		return;
+	if (comm[6] >= '0' && comm[6] <= '9') {
+		nid = atoi(comm + 6);
+		if (nid >= MAXNODE)
+			nid = -1;
+	}
+	/* REQ_META ('M'): filesystem metadata (XFS buffers and log), not page cache */
+	if (strchr(c, 'M')) {
+		s->bq_ksw_meta_pages += pages;
+		return;
+	}
+	s->bq_ksw_bios++;
+	s->bq_ksw_pages += pages;
+	if (nid >= 0) {
+		s->bq_ksw_node_pages[nid] += pages;
+		s->bq_ksw_node_seen[nid] = 1;
+	}
 }
 
 static int dr_slot(struct state *s, int pid)
@@ -702,6 +807,8 @@ static void on_record_specific(struct state *s, struct tep_event *ev, struct tep
 				s->dr_max = d;
 			s->dr_t[k] = -1;
 		}
+	} else if (ev == s->bq.ev) {
+		on_block_bio_queue(s, r);
 	} else if (ev == s->ws.ev) {
 		/* WB_REASON_VMSCAN == 1 in 6.1 */
 		if (!rd(s->ws.a[WS_REASON], r, &v) && v == 1)
@@ -1000,10 +1107,107 @@ static void metrics_reclaim(struct state *s, struct jval *m)
 			j_set(o, "delayed_ms", j_num(n->throttled_us / 1000));
 		}
 	}
+	if (s->bq.ev && s->page_size > 0) {
+		struct jval *w = j_child(r, "kswapd_write");
+		struct jval *b = j_child(m, "block");
+
+		j_set(b, "write_bios", j_num((double)s->bq_write_bios));
+		j_set(b, "write_pages", j_num(s->bq_write_pages));
+		j_set(w, "pages", j_num(s->bq_ksw_pages));
+		j_set(w, "bios", j_num((double)s->bq_ksw_bios));
+		j_set(w, "meta_pages", j_num(s->bq_ksw_meta_pages));
+		for (int i = 0; i < MAXNODE; i++) {
+			char key[16];
+
+			if (!s->node[i].seen && !s->bq_ksw_node_seen[i])
+				continue;
+			snprintf(key, sizeof(key), "node%d", i);
+			j_set(j_child(w, key), "pages", j_num(s->bq_ksw_node_pages[i]));
+		}
+		/* > 0: kswapd sent more data pages to the disk than reclaim's traced
+		 * writepage calls could account for */
+		if (s->wf.ev)
+			j_set(r, "kswapd_write_excess_pages",
+			      j_num(s->bq_ksw_pages - (double)s->pageout_file));
+		else
+			unmeasurable(m, "reclaim.kswapd_write_excess_pages",
+				     "no vmscan:mm_vmscan_write_folio event in this trace");
+	} else {
+		const char *why = s->bq.ev ? "the trace file gives no page size"
+			: "no block:block_bio_queue event in this trace (add it to the scenario's EVENTS)";
+
+		unmeasurable(m, "reclaim.kswapd_write", why);
+		unmeasurable(m, "reclaim.kswapd_write_excess_pages", why);
+		unmeasurable(m, "block", why);
+	}
 	if (!s->kw.ev)
 		unmeasurable(m, "kswapd", "no vmscan:mm_vmscan_kswapd_wake event in this trace");
 	if (!s->th.ev)
 		unmeasurable(m, "throttled", "no vmscan:mm_vmscan_throttled event in this trace");
+}
+
+static void set_pcts(struct jval *o, const char *prefix, struct dvec *d)
+{
+	char key[64];
+
+	qsort(d->v, d->n, sizeof(double), dcmp);
+	snprintf(key, sizeof(key), "%s_min", prefix);
+	j_set(o, key, j_num(d->v[0]));
+	snprintf(key, sizeof(key), "%s_p50", prefix);
+	j_set(o, key, j_num(pct(d, 50)));
+	snprintf(key, sizeof(key), "%s_max", prefix);
+	j_set(o, key, j_num(d->v[d->n - 1]));
+}
+
+/* Dirty and writeback pages of the global domain, and what the throttle compared them
+ * against (balance_dirty_pages fires only when a task is past the freerun ceiling). */
+static void metrics_dirty_throttle(struct state *s, struct jval *m)
+{
+	struct jval *g, *t;
+
+	if (s->gd_wb.n) {
+		g = j_child(j_child(m, "dirty"), "global");
+		j_set(g, "samples", j_num((double)s->gd_wb.n));
+		j_set(g, "dirty_peak_pages", j_num(s->gd_dirty_peak));
+		j_set(g, "writeback_peak_pages", j_num(s->gd_wb_peak));
+		j_set(g, "dirty_writeback_peak_pages", j_num(s->gd_sum_peak));
+		qsort(s->gd_wb.v, s->gd_wb.n, sizeof(double), dcmp);
+		j_set(g, "writeback_p50_pages", j_num(pct(&s->gd_wb, 50)));
+	} else {
+		unmeasurable(m, "dirty.global", "no writeback:global_dirty_state event in this trace");
+	}
+	if (!s->bd.ev) {
+		unmeasurable(m, "throttle", "no writeback:balance_dirty_pages event in this trace");
+		return;
+	}
+	t = j_child(m, "throttle");
+	j_set(t, "calls", j_num((double)s->bdp_calls));
+	if (s->trl_ratio.n)
+		set_pcts(t, "task_to_dirty_ratelimit", &s->trl_ratio);
+	else
+		unmeasurable(m, "throttle.task_to_dirty_ratelimit_p50",
+			     "no balance_dirty_pages call (the writers never left the freerun region)");
+	if (s->pos_ratio.n)
+		set_pcts(t, "pos_ratio", &s->pos_ratio);
+	else
+		unmeasurable(m, "throttle.pos_ratio_p50",
+			     s->bd.a[BD_POS] ? "no balance_dirty_pages call"
+					     : "balance_dirty_pages has no pos_ratio field (kernel before series v2)");
+	if (s->freerun_n) {
+		j_set(t, "freerun_min_pages", j_num(s->freerun_min));
+		j_set(t, "freerun_final_pages", j_num(s->freerun_last));
+	} else {
+		unmeasurable(m, "throttle.freerun_min_pages",
+			     s->bd.a[BD_FREERUN] ? "no balance_dirty_pages call"
+						 : "balance_dirty_pages has no freerun field (kernel before series v2)");
+	}
+	if (s->bd.a[BD_NDIRTY] && s->bd.a[BD_NLIMIT]) {
+		j_set(t, "node_domain_calls", j_num((double)s->node_calls));
+		j_set(t, "node_dirty_over_limit_max", s->node_calls ? j_num(s->node_over_limit_max) : j_null());
+	} else {
+		unmeasurable(m, "throttle.node_domain_calls",
+			     "balance_dirty_pages has no node_dirty/node_limit fields (kernel before series v2)");
+	}
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1198,9 +1402,14 @@ int main(int argc, char **argv)
 		(const char *const[]){ "nid", "old", "new", "priority", "reason", NULL });
 	fs_init(s, &s->gd, "writeback", "global_dirty_state",
 		(const char *const[]){ "nr_dirty", "background_thresh", "dirty_thresh",
-				       "dirty_limit", "pressure", "nr_written", NULL });
+				       "dirty_limit", "pressure", "nr_written", "nr_writeback",
+				       "freerun", NULL });
 	fs_init(s, &s->bd, "writeback", "balance_dirty_pages",
-		(const char *const[]){ "pause", "paused", NULL });
+		(const char *const[]){ "pause", "paused", "dirty_ratelimit", "task_ratelimit",
+				       "freerun", "pos_ratio", "node_dirty", "node_freerun",
+				       "node_limit", NULL });
+	fs_init(s, &s->bq, "block", "block_bio_queue",
+		(const char *const[]){ "nr_sector", "rwbs", "comm", NULL });
 	fs_init(s, &s->bw, "writeback", "bdi_dirty_ratelimit",
 		(const char *const[]){ "write_bw", "avg_write_bw", "bdi", NULL });
 	fs_init(s, &s->si, "vmscan", "mm_vmscan_lru_shrink_inactive",
@@ -1238,6 +1447,14 @@ int main(int argc, char **argv)
 	j_set(meta, "cpus", j_num(tep_get_cpus(s->tep)));
 	j_set(meta, "has_dirty_pressure_event", j_bool(s->dp.ev != NULL));
 	j_set(meta, "has_global_pressure_field", j_bool(s->gd.a[GD_PRESSURE] != NULL));
+	/* the series v2's fields for what the throttle compared against */
+	j_set(meta, "has_global_freerun_field", j_bool(s->gd.a[GD_FREERUN] != NULL));
+	j_set(meta, "has_throttle_fields", j_bool(s->bd.a[BD_FREERUN] && s->bd.a[BD_POS]));
+	j_set(meta, "has_node_domain_fields",
+	      j_bool(s->bd.a[BD_NDIRTY] && s->bd.a[BD_NFREERUN] && s->bd.a[BD_NLIMIT]));
+	/* the first event's own time stamp: the TSVs count from it, and samplers that
+	 * read /proc/uptime in the guest are placed on the trace's axis with it */
+	j_set(meta, "first_ts_s", j_num((double)s->t0 / 1e9));
 	m = j_child(doc, "metrics");
 	j_set(m, "duration_s", j_num(dur));
 	counts = j_child(m, "counts");
@@ -1248,6 +1465,7 @@ int main(int argc, char **argv)
 	metrics_pauses(s, m);
 	metrics_bandwidth(s, m);
 	metrics_reclaim(s, m);
+	metrics_dirty_throttle(s, m);
 	if (s->bad_nid)
 		j_set(m, "events_with_bad_nid", j_num((double)s->bad_nid));
 	for (int i = 0; i < nextra; i++)
@@ -1291,6 +1509,9 @@ int main(int argc, char **argv)
 	free(s->types);
 	free(s->pauses.v);
 	free(s->held.v);
+	free(s->gd_wb.v);
+	free(s->trl_ratio.v);
+	free(s->pos_ratio.v);
 	free(s->bwp);
 	tracecmd_close(h);
 	free(s);

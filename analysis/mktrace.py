@@ -6,8 +6,15 @@ exist yet, and tests need traces whose true metrics are known. The file is writt
 the documented v6 format (trace-cmd.dat.v6(5)) with ring-buffer pages as the 6.1 kernel
 lays them out, so trace-cmd report, libtracecmd and KernelShark read it like a real one.
 
-Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--scale N] [--truth FILE]
+Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--v2] [--block] [--scale N] [--truth FILE]
   --stock    no dirty_pressure event and no global_dirty_state.pressure (stock 6.1)
+  --v2       the fields the series v2 appends for what the throttle compared against:
+             global_dirty_state.freerun, balance_dirty_pages.{freerun, pos_ratio,
+             node_dirty, node_freerun, node_limit} (their layout is a guess until a v2
+             kernel's header is a fixture; dpanalyze reads them by name)
+  --block    block:block_bio_queue events as 6.1 lays them out: the flusher's bios and
+             kswapd's (one page for every second file pageout, one metadata bio per
+             reclaim episode, one 8-page bio from kswapd1)
   --scale N  multiply the event rate by N (for the benchmark's large trace)
   --truth F  write the generated ground truth (counts, fast_down matches) as JSON
 """
@@ -50,7 +57,7 @@ RECLAIM_FLAGS = ('(REC->reclaim_flags) ? __print_flags(REC->reclaim_flags, "|", 
                  '{0x0008u, "RECLAIM_WB_ASYNC"}) : "RECLAIM_WB_NONE"')
 
 
-def events(stock):
+def events(stock, v2=False, block=False):
     ev = []
     gds = [f(UL, "nr_dirty"), f(UL, "nr_writeback"), f(UL, "background_thresh"),
            f(UL, "dirty_thresh"), f(UL, "dirty_limit"), f(UL, "nr_dirtied"),
@@ -63,6 +70,10 @@ def events(stock):
         gds.append(f(UL, "pressure"))
         gfmt += ' pressure=%lu'
         gargs += ", REC->pressure"
+    if v2:
+        gds.append(f(UL, "freerun"))
+        gfmt += ' freerun=%lu'
+        gargs += ", REC->freerun"
     ev.append(("writeback", "global_dirty_state", gds, gfmt + '", ' + gargs))
     if not stock:
         ev.append(("writeback", "dirty_pressure",
@@ -79,19 +90,32 @@ def events(stock):
                'REC->write_bw, REC->avg_write_bw, REC->dirty_rate, REC->dirty_ratelimit, '
                'REC->task_ratelimit, REC->balanced_dirty_ratelimit, '
                '(unsigned long)REC->cgroup_ino'))
-    ev.append(("writeback", "balance_dirty_pages",
-               [("char", "bdi[32]", 32, 1), f(UL, "limit"), f(UL, "setpoint"), f(UL, "dirty"),
-                f(UL, "bdi_setpoint"), f(UL, "bdi_dirty"), f(UL, "dirty_ratelimit"),
-                f(UL, "task_ratelimit"), f(UI, "dirtied"), f(UI, "dirtied_pause"),
-                f(UL, "paused"), f(L, "pause"), f(UL, "period"), f(L, "think"),
-                ("ino_t", "cgroup_ino", 8, 0)],
-               '"bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu '
-               'dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu '
-               'pause=%ld period=%lu think=%ld cgroup_ino=%lu", REC->bdi, REC->limit, '
-               'REC->setpoint, REC->dirty, REC->bdi_setpoint, REC->bdi_dirty, '
-               'REC->dirty_ratelimit, REC->task_ratelimit, REC->dirtied, REC->dirtied_pause, '
-               'REC->paused, REC->pause, REC->period, REC->think, '
-               '(unsigned long)REC->cgroup_ino'))
+    bdf = [("char", "bdi[32]", 32, 1), f(UL, "limit"), f(UL, "setpoint"), f(UL, "dirty"),
+           f(UL, "bdi_setpoint"), f(UL, "bdi_dirty"), f(UL, "dirty_ratelimit"),
+           f(UL, "task_ratelimit"), f(UI, "dirtied"), f(UI, "dirtied_pause"),
+           f(UL, "paused"), f(L, "pause"), f(UL, "period"), f(L, "think"),
+           ("ino_t", "cgroup_ino", 8, 0)]
+    bfmt = ('"bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu '
+            'dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu '
+            'pause=%ld period=%lu think=%ld cgroup_ino=%lu')
+    bargs = ('REC->bdi, REC->limit, REC->setpoint, REC->dirty, REC->bdi_setpoint, REC->bdi_dirty, '
+             'REC->dirty_ratelimit, REC->task_ratelimit, REC->dirtied, REC->dirtied_pause, '
+             'REC->paused, REC->pause, REC->period, REC->think, (unsigned long)REC->cgroup_ino')
+    if v2:
+        bdf += [f(UL, "freerun"), f(UL, "pos_ratio"), f(UL, "node_dirty"), f(UL, "node_freerun"),
+                f(UL, "node_limit")]
+        bfmt += ' freerun=%lu pos_ratio=%lu node_dirty=%lu node_freerun=%lu node_limit=%lu'
+        bargs += (', REC->freerun, REC->pos_ratio, REC->node_dirty, REC->node_freerun, '
+                  'REC->node_limit')
+    ev.append(("writeback", "balance_dirty_pages", bdf, bfmt + '", ' + bargs))
+    if block:
+        # include/trace/events/block.h, class block_bio (6.1)
+        ev.append(("block", "block_bio_queue",
+                   [("dev_t", "dev", 4, 0), ("sector_t", "sector", 8, 0), f(UI, "nr_sector"),
+                    ("char", "rwbs[8]", 8, 1), ("char", "comm[16]", 16, 1)],
+                   '"%d,%d %s %llu + %u [%s]", ((unsigned int) ((REC->dev) >> 20)), '
+                   '((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, '
+                   '(unsigned long long)REC->sector, REC->nr_sector, REC->comm'))
     wbw = [("char", "name[32]", 32, 1), f(L, "nr_pages"), ("dev_t", "sb_dev", 4, 0),
            f(I, "sync_mode"), f(I, "for_kupdate"), f(I, "range_cyclic"),
            f(I, "for_background"), f(I, "reason"), ("ino_t", "cgroup_ino", 8, 0)]
@@ -239,7 +263,7 @@ def write_dat(path, evs, streams, comms):
 def simulate(args):
     """A two-node story: a writer on node 0, reclaim lowers node 0's pressure, idle recovery."""
     rnd = random.Random(args.seed)
-    evs = events(args.stock)
+    evs = events(args.stock, args.v2, args.block)
     byname = {}
     for i, (sy, nm, fl, pf) in enumerate(evs):
         byname[nm] = Event(300 + i, sy, nm, fl, pf)
@@ -254,7 +278,19 @@ def simulate(args):
     truth = {"fast_down": 0, "fast_down_formula_ok": 0, "fast_down_priority_matched": 0,
              "fast_down_preceding_priority_matched": 0,
              "slow_up": 0, "file_pageout": 0, "kswapd_wake": {0: 0, 1: 0},
-             "slow_up_while_kswapd_awake": 0}
+             "slow_up_while_kswapd_awake": 0,
+             "kswapd_write_pages": 0, "kswapd_write_node0_pages": 0, "kswapd_write_node1_pages": 0,
+             "kswapd_meta_pages": 0, "block_write_pages": 0,
+             "pos_ratio": [], "node_domain_calls": 0, "freerun_min": None}
+    sector = [0]
+
+    def bio(t, cpu, pid, comm, pages, rwbs="W"):
+        # 4 KiB pages, 512-byte sectors; dev 254:0 as the lab's virtio disk
+        emit(t, cpu, pid, "block_bio_queue", dev=(254 << 20), sector=sector[0], nr_sector=pages * 8,
+             rwbs=rwbs, comm=comm)
+        sector[0] += pages * 8
+        if args.block:
+            truth["block_write_pages"] += pages
     pressure = {0: 1024, 1: 1024}
     dirty, dirtied, written = 2000, 0, 0
     step = 0.01 / args.scale
@@ -268,17 +304,29 @@ def simulate(args):
         if t >= next_bdp:
             pause = rnd.choice([0, 4, 8, 12, 20, 40, 80, 120, 200])
             paused = rnd.choice([0, 0, 10, 30])
+            # v2: pos_ratio falls from 1.5 to 0.5 over the run; a node domain during
+            # node 0's reclaim episodes (0 outside: no node domain)
+            pos = int(1024 * (1.5 - t / T))
+            free = 35000 * min(pressure.values()) // 1024
+            nodedom = any(lo * T < t < hi * T for lo, hi in ((0.20, 0.30), (0.55, 0.65)))
             emit(t, 0, 100, "balance_dirty_pages", bdi="254:0", limit=60000, setpoint=40000,
                  dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
                  dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
-                 paused=paused, pause=pause, period=pause + 5, think=3)
+                 paused=paused, pause=pause, period=pause + 5, think=3,
+                 freerun=free, pos_ratio=pos, node_dirty=9000 if nodedom else 0,
+                 node_freerun=6000 if nodedom else 0, node_limit=12000 if nodedom else 0)
+            if args.v2:
+                truth["pos_ratio"].append(pos / 1024)
+                truth["node_domain_calls"] += 1 if nodedom else 0
+                truth["freerun_min"] = free if truth["freerun_min"] is None else min(truth["freerun_min"], free)
             next_bdp = t + max(pause, 5) / 1000.0 * (1 + rnd.random()) / args.scale
             dirty += 300
             dirtied += 300
         if t >= next_gds:
             emit(t, 0, 100, "global_dirty_state", nr_dirty=dirty, nr_writeback=800,
                  background_thresh=10000, dirty_thresh=60000, dirty_limit=60000,
-                 nr_dirtied=dirtied, nr_written=written, pressure=min(pressure.values()))
+                 nr_dirtied=dirtied, nr_written=written, pressure=min(pressure.values()),
+                 freerun=35000 * min(pressure.values()) // 1024)
             next_gds = t + 0.02 / args.scale
         if t >= next_bw:
             bw = int(bw * 0.9 + 30720 * 0.1)
@@ -290,6 +338,7 @@ def simulate(args):
                  range_cyclic=1, for_background=1, reason=0)
             emit(t + 0.001, 1, 50, "writeback_written", name="254:0", nr_pages=n,
                  sb_dev=(254 << 20), range_cyclic=1, for_background=1, reason=0)
+            bio(t + 0.0005, 1, 50, "kworker/u4:1", 256)
             written += n
             dirty = max(1000, dirty - n)
             next_bw = t + 0.2 / args.scale
@@ -309,6 +358,13 @@ def simulate(args):
                     truth["file_pageout"] += 1 if fl & 0x2 else 0
                     emit(t + 1e-6, 0, 30, "mm_vmscan_write_folio", pfn=rnd.randint(1, 1 << 20),
                          reclaim_flags=fl)
+                    # every second file pageout really goes to the disk (ext4 refuses
+                    # delalloc folios from reclaim: the others wrote nothing)
+                    if fl & 0x2 and truth["file_pageout"] % 2 == 0 and args.block:
+                        truth["kswapd_write_pages"] += 1
+                        truth["kswapd_write_node0_pages"] += 1
+                    if fl & 0x2 and truth["file_pageout"] % 2 == 0:
+                        bio(t + 1.5e-6, 0, 30, "kswapd0", 1)
                 new = 1024 >> (13 - prio)
                 if new < pressure[0] and not args.stock:
                     # every 3rd fast_down claims another priority than the scan's: planted
@@ -323,6 +379,9 @@ def simulate(args):
                 last_prio = prio
             if t >= hi * T and (lo, hi) not in done:
                 done.add((lo, hi))
+                # metadata written by kswapd (an inode shrinker): not reclaim's page cache
+                bio(t - 1e-6, 0, 30, "kswapd0", 2, "WSM")
+                truth["kswapd_meta_pages"] += 2 if args.block else 0
                 emit(t, 0, 30, "mm_vmscan_kswapd_sleep", nid=0)
                 rec_t = t
                 rises = 0
@@ -349,6 +408,10 @@ def simulate(args):
             reset = True
             truth["kswapd_wake"][1] += 1
             emit(t, 1, 31, "mm_vmscan_kswapd_wake", nid=1, zid=1, order=0)
+            bio(t + 0.005, 1, 31, "kswapd1", 8)
+            if args.block:
+                truth["kswapd_write_pages"] += 8
+                truth["kswapd_write_node1_pages"] += 8
             emit(t + 0.01, 1, 31, "mm_vmscan_kswapd_sleep", nid=1)
             if not args.stock:
                 emit(t, 1, 0, "dirty_pressure", nid=1, old=1024, new=1024, priority=0, reason=3)
@@ -359,6 +422,12 @@ def simulate(args):
         streams[cpu].add(ts, ev.pack(pid, vals))
         counts[ev.name] = counts.get(ev.name, 0) + 1
     truth["counts"] = counts
+    if truth["pos_ratio"]:
+        p = sorted(truth["pos_ratio"])
+        # nearest rank, as dpanalyze's pct()
+        truth["pos_ratio_min"], truth["pos_ratio_max"] = p[0], p[-1]
+        truth["pos_ratio_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
+    del truth["pos_ratio"]
     comms = [(100, "dd"), (30, "kswapd0"), (31, "kswapd1"), (50, "kworker/u4:1"), (200, "hog")]
     return list(byname.values()), streams, comms, truth
 
@@ -368,6 +437,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--stock", action="store_true")
+    ap.add_argument("--v2", action="store_true")
+    ap.add_argument("--block", action="store_true")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--truth")

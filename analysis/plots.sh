@@ -54,9 +54,9 @@ set style data lines
 MiB(p) = p * 4096.0 / 1048576
 set xrange [0:'"$dur"']'
 
-run_gp() {	# PNG TITLE: gnuplot script on stdin
+run_gp() {	# PNG TITLE: gnuplot script on stdin (kept as PNG.gp with PLOTS_KEEP_GP=1: the tests read its labels)
 	png=$1
-	if gnuplot >"$plots/$png.log" 2>&1; then
+	if if [ -n "${PLOTS_KEEP_GP:-}" ]; then tee "$plots/$png.gp"; else cat; fi | gnuplot >"$plots/$png.log" 2>&1; then
 		rm -f "$plots/$png.log"
 		drawn="$drawn $png"
 	else
@@ -76,10 +76,39 @@ if has global_dirty_state; then
 		steps "$n"
 		extra="$extra, \"$plots/.steps.node$n\" using 1:2 with steps axes x1y2 lw 2 title \"pressure node $n\""
 	done
+	# The freerun ceiling: the one balance_dirty_pages() compared against when the
+	# kernel traces it (series v2: global_dirty_state.freerun, balance_dirty_pages.freerun).
+	# Without those fields only 6.1's stock formula can be drawn, and the label says so:
+	# the series scales the ceiling at the check, so the line is not what the throttle used.
+	if col "$gds" freerun; then
+		free="\"$gds\" using (column(\"time_s\")):(MiB(column(\"freerun\"))) lw 2 lc rgb \"#2ca02c\" title \"freerun ceiling, scaled (global_dirty_state.freerun)\""
+	else
+		free="\"$gds\" using (column(\"time_s\")):(MiB((column(\"background_thresh\") + column(\"dirty_thresh\")) / 2)) dt 4 lc rgb \"#2ca02c\" title \"(bg+thresh)/2 stock, not what the throttle used\""
+	fi
+	# The setpoints the position control used (series v2 traces them as used; 6.1's event
+	# computes its own (limit + (bg+thresh)/2) / 2 from the unscaled thresholds).  Points:
+	# balance_dirty_pages fires only for a task past the freerun ceiling.
+	bdpl=
+	if has balance_dirty_pages; then
+		b=$tsv/balance_dirty_pages.tsv
+		if col "$b" freerun; then
+			how="as used"
+			bdpl=", \"$b\" using (column(\"time_s\")):(MiB(column(\"freerun\"))) with points pt 7 ps 0.5 lc rgb \"#006400\" title \"freerun the throttle compared against (balance_dirty_pages)\""
+		else
+			how="as 6.1 traces it: from the unscaled thresholds"
+		fi
+		bdpl="$bdpl, \"$b\" using (column(\"time_s\")):(MiB(column(\"setpoint\"))) with points pt 5 ps 0.5 lc rgb \"#e377c2\" title \"global setpoint ($how)\", \"$b\" using (column(\"time_s\")):(MiB(column(\"bdi_setpoint\"))) with points pt 4 ps 0.5 lc rgb \"#17becf\" title \"wb setpoint ($how)\", \"$b\" using (column(\"time_s\")):(MiB(column(\"bdi_dirty\"))) with points pt 1 ps 0.4 lc rgb \"#7f7f7f\" title \"wb dirty+writeback (balance_dirty_pages)\""
+		dtitle="Dirty pages against the thresholds, the freerun ceiling and the setpoints (global domain)"
+	else
+		dtitle="Dirty pages against the thresholds (no balance_dirty_pages call: no task left the freerun region)"
+	fi
 	run_gp dirty.png "Dirty pages, thresholds and pressure" <<EOF
 $common
 set output "$plots/dirty.png"
-set title "Dirty pages against background threshold, freerun ceiling and limit (global domain)"
+set title "$dtitle"
+# up to 13 lines in the key below: three columns and room for them
+set key below horizontal maxcols 3 font ",10"
+set bmargin 11
 set ylabel "pages (MiB)"
 set y2label "dirty pressure (0..1024)"
 set y2range [0:1100]
@@ -88,9 +117,9 @@ set ytics nomirror
 plot "$gds" using (column("time_s")):(MiB(column("nr_dirty"))) lw 2 lc rgb "#d62728" title "dirty", \
      "$gds" using (column("time_s")):(MiB(column("nr_writeback"))) lc rgb "#ff9896" title "writeback", \
      "$gds" using (column("time_s")):(MiB(column("background_thresh"))) lw 2 lc rgb "#1f77b4" title "bg_thresh", \
-     "$gds" using (column("time_s")):(MiB((column("background_thresh") + column("dirty_thresh")) / 2)) lc rgb "#2ca02c" title "freerun ceiling", \
+     $free, \
      "$gds" using (column("time_s")):(MiB(column("dirty_thresh"))) lw 2 lc rgb "#9467bd" title "thresh", \
-     "$gds" using (column("time_s")):(MiB(column("dirty_limit"))) dt 3 lc rgb "#8c564b" title "limit"$extra
+     "$gds" using (column("time_s")):(MiB(column("dirty_limit"))) dt 3 lc rgb "#8c564b" title "limit"$bdpl$extra
 EOF
 else
 	missing="$missing dirty.png:no_global_dirty_state_events"
@@ -140,6 +169,72 @@ plot "$b" using (column("time_s")):(column("pause")) pt 7 ps 0.6 lc rgb "#1f77b4
 EOF
 else
 	missing="$missing pause.png:no_balance_dirty_pages_events"
+fi
+
+# ---- what the throttle did: pos_ratio, task_ratelimit against dirty_ratelimit, and the
+# bound node's own dirty pages against its domain (series v2 fields when present) ----
+# The guest's sampler (guest-lib meminfo_sample_start: OUT/nodemem.tsv) reads
+# /proc/uptime; the trace's first event time (analyser metrics, trace.first_ts_s) puts
+# its samples on the trace's axis.
+first=
+for j in "$out/trace-metrics.json" "$out/metrics.json"; do
+	[ -s "$j" ] && first=$(jq -r '.trace.first_ts_s // empty' "$j" 2>/dev/null) && [ -n "$first" ] && break
+done
+nm=$out/nodemem.tsv
+[ -s "$nm" ] && [ "$(wc -l <"$nm")" -gt 1 ] && [ -n "$first" ] || nm=
+if has balance_dirty_pages || [ -n "$nm" ]; then
+	panels=0
+	has balance_dirty_pages && panels=2
+	[ -n "$nm" ] && panels=$((panels + 1))
+	{
+		echo "$common"
+		echo "set output \"$plots/throttle.png\""
+		# taller than the others, one time axis for every panel: fixed side margins
+		echo "set terminal pngcairo size 1280,$((240 * panels + 60)) noenhanced font \"DejaVu Sans,11\""
+		echo "set multiplot layout $panels,1 title \"What the throttle did\""
+		echo "set bmargin 4"
+		echo "set lmargin at screen 0.07"
+		echo "set rmargin at screen 0.66"
+		echo "set key outside right top vertical box maxcols 1 font \",9\" spacing 1"
+		if has balance_dirty_pages; then
+			b=$tsv/balance_dirty_pages.tsv
+			echo "set title \"position ratio per balance_dirty_pages call (1.0 = at the setpoint)\""
+			echo "set ylabel \"ratio\""
+			echo "set yrange [0:*]"
+			echo "set style data points"
+			p="plot \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") > 0 ? column(\"task_ratelimit\") / column(\"dirty_ratelimit\") : 1/0) pt 7 ps 0.5 lc rgb \"#1f77b4\" title \"task_ratelimit / dirty_ratelimit\""
+			if col "$b" pos_ratio; then
+				p="$p, \"$b\" using (column(\"time_s\")):(column(\"pos_ratio\") / 1024.0) pt 6 ps 0.6 lc rgb \"#d62728\" title \"pos_ratio (traced)\""
+			fi
+			echo "$p"
+			echo "set title \"task_ratelimit against dirty_ratelimit\""
+			echo "set ylabel \"MB/s (1 MB = 1024 kB)\""
+			echo "plot \"$b\" using (column(\"time_s\")):(column(\"task_ratelimit\") / 1024.0) pt 7 ps 0.5 lc rgb \"#1f77b4\" title \"task_ratelimit\", \\"
+			echo "     \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") / 1024.0) pt 5 ps 0.5 lc rgb \"#2ca02c\" title \"dirty_ratelimit\""
+		fi
+		if [ -n "$nm" ]; then
+			echo "set title \"Dirty+Writeback per node (guest sampler), node domain (series v2)\""
+			echo "set ylabel \"MiB\""
+			echo "set style data lines"
+			echo "set yrange [0:*]"
+			p="plot"
+			for c in $(head -1 "$nm" | tr '\t' '\n' | sed -n 's/^\(node[0-9]*\)_dirty_kb$/\1/p'); do
+				p="$p \"$nm\" using (column(\"t_s\") - $first):((column(\"${c}_dirty_kb\") + column(\"${c}_writeback_kb\")) / 1024.0) lw 2 title \"$c Dirty+Writeback\","
+				p="$p \"$nm\" using (column(\"t_s\") - $first):(column(\"${c}_writeback_kb\") / 1024.0) dt 2 title \"$c Writeback\","
+			done
+			if has balance_dirty_pages && col "$b" node_limit; then
+				p="$p \"$b\" using (column(\"time_s\")):(column(\"node_limit\") > 0 ? MiB(column(\"node_freerun\")) : 1/0) with points pt 7 ps 0.5 lc rgb \"#2ca02c\" title \"node freerun (balance_dirty_pages)\","
+				p="$p \"$b\" using (column(\"time_s\")):(column(\"node_limit\") > 0 ? MiB(column(\"node_limit\")) : 1/0) with points pt 5 ps 0.5 lc rgb \"#8c564b\" title \"node limit (balance_dirty_pages)\","
+				p="$p \"$b\" using (column(\"time_s\")):(column(\"node_limit\") > 0 ? MiB(column(\"node_dirty\")) : 1/0) with points pt 1 ps 0.5 lc rgb \"#000000\" title \"node dirty (balance_dirty_pages)\","
+			fi
+			echo "${p%,}"
+		fi
+		echo "unset multiplot"
+	} >"$plots/throttle.gp"
+	run_gp throttle.png "What the throttle did" <"$plots/throttle.gp"
+	rm -f "$plots/throttle.gp"
+else
+	missing="$missing throttle.png:no_balance_dirty_pages_events_and_no_node_sampler"
 fi
 
 # ---- write bandwidth against its estimate, and the ratelimits ----
@@ -199,6 +294,7 @@ fi
 		pressure.png) ti="Dirty pressure per node" ;;
 		pause.png) ti="balance_dirty_pages pause and paused per call" ;;
 		bandwidth.png) ti="Write bandwidth against its estimate" ;;
+		throttle.png) ti="What the throttle did: pos_ratio, ratelimits, the node's own dirty pages" ;;
 		*) ti="Pageout and reclaim rates" ;;
 		esac
 		echo "<h2>$ti</h2><img src=\"$d\" alt=\"$ti\">"

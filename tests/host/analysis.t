@@ -120,6 +120,37 @@ got=$(jv .metrics.pressure.node0.min "$m")
 got=$(jv .metrics.pressure.node1.min "$m")
 [ "$got" = 1024 ]; check pressure-min-untouched-node $? "got '$got', want 1024"
 
+# series v2's throttle fields and 6.1's block_bio_queue (mktrace --v2 --block): reclaim's own
+# writeback by kswapd's comm and node, metadata apart, against the generator's truth
+python3 "$top/analysis/mktrace.py" "$t/v2.dat" --v2 --block --truth "$t/v2truth.json" ||
+	fail mktrace-v2 "analysis/mktrace.py --v2 --block failed"
+"$bin/dpanalyze" "$t/v2.dat" --out "$t/v2" --nodes 2 2>"$t/err"; rc=$?
+m2=$t/v2/metrics.json
+got=$(jv '.metrics | [.reclaim.kswapd_write.pages, .reclaim.kswapd_write.node0.pages, .reclaim.kswapd_write.node1.pages, .reclaim.kswapd_write.meta_pages, .block.write_pages, .reclaim.kswapd_write_excess_pages] | map(tostring) | join(" ")' "$m2")
+want=$(jv '[.kswapd_write_pages, .kswapd_write_node0_pages, .kswapd_write_node1_pages, .kswapd_meta_pages, .block_write_pages, (.kswapd_write_pages - .file_pageout)] | map(tostring) | join(" ")' "$t/v2truth.json")
+[ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]
+check truth-kswapd-write $? "exit $rc, got '$got', truth '$want'"
+# the same pages as trace-cmd's own text: write bios whose comm is kswapd*, no M flag
+want=$(trace-cmd report "$t/v2.dat" 2>/dev/null |
+	awk '/ block_bio_queue: / && /\[kswapd[0-9]+\]$/ { for (i = 1; i <= NF; i++) if ($i == "+") n = $(i + 1)
+		if ($0 ~ / F?W[FAS]*M? / && $0 !~ / F?W[FAS]*M /) p += n / 8 } END { print p + 0 }')
+got=$(jv .metrics.reclaim.kswapd_write.pages "$m2")
+[ "$got" = "$want" ]; check kswapd-write-vs-report $? "got '$got', trace-cmd report gives '$want'"
+got=$(jv '.metrics.throttle | [.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min_pages] | map(tostring) | join(" ")' "$m2")
+want=$(jv '[.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min] | map(tostring) | join(" ")' "$t/v2truth.json")
+# dpanalyze prints 6 significant digits: compare at that precision
+got=$(echo "$got" | awk '{ printf "%.4f %.4f %.4f %d %d", $1, $2, $3, $4, $5 }')
+want=$(echo "$want" | awk '{ printf "%.4f %.4f %.4f %d %d", $1, $2, $3, $4, $5 }')
+[ "$got" = "$want" ]; check truth-throttle-v2-fields $? "got '$got', truth '$want'"
+got=$(jv '.trace | "\(.has_throttle_fields) \(.has_global_freerun_field) \(.has_node_domain_fields)"' "$m2")
+old=$(jv '.trace | "\(.has_throttle_fields) \(.has_global_freerun_field) \(.has_node_domain_fields)"' "$m")
+why=$(jv '.metrics.unmeasurable."throttle.pos_ratio_p50"' "$m")
+[ "$got" = "true true true" ] && [ "$old" = "false false false" ] && case $why in *"before series v2"*) true ;; *) false ;; esac
+check v2-fields-detected $? "v2 '$got', 6.1 layout '$old', reason '$why'"
+why=$(jv '.metrics.unmeasurable."reclaim.kswapd_write"' "$m")
+case $why in *block_bio_queue*) pass kswapd-write-unmeasurable-without-block ;;
+	*) fail kswapd-write-unmeasurable-without-block "reason '$why'" ;; esac
+
 # pauses: nearest-rank percentiles of pause > 0, recomputed from trace-cmd's text
 want=$(trace-cmd report "$t/syn.dat" 2>/dev/null |
 	sed -n 's/.*balance_dirty_pages:.* paused=\([0-9]*\) pause=\(-\{0,1\}[0-9]*\) .*/\2 \1/p' |
@@ -263,15 +294,29 @@ else
 	fail valgrind-clean "valgrind not installed"
 fi
 
-# ---- plots.sh: five 1280x720 PNGs and an index; missing events listed, not faked ----
+# ---- plots.sh: five 1280x720 PNGs, throttle.png (a panel of 240 px per series) and an
+# index; missing events listed, not faked ----
 out=$("$top/analysis/plots.sh" "$t/o" 2>&1); rc=$?
 n=0
-for p in dirty pressure pause bandwidth reclaim; do
-	f=$t/o/plots/$p.png
-	[ "$(file -b "$f" 2>/dev/null | cut -d, -f1-2)" = "PNG image data, 1280 x 720" ] &&
-		grep -q "src=\"$p.png\"" "$t/o/plots/index.html" && n=$((n + 1))
+for p in dirty:720 pressure:720 pause:720 bandwidth:720 reclaim:720 throttle:540; do
+	f=$t/o/plots/${p%:*}.png
+	[ "$(file -b "$f" 2>/dev/null | cut -d, -f1-2)" = "PNG image data, 1280 x ${p#*:}" ] &&
+		grep -q "src=\"${p%:*}.png\"" "$t/o/plots/index.html" && n=$((n + 1))
 done
-[ $rc -eq 0 ] && [ $n -eq 5 ]; check plots-drawn $? "exit $rc, $n of 5 PNGs in the index: $out"
+[ $rc -eq 0 ] && [ $n -eq 6 ]; check plots-drawn $? "exit $rc, $n of 6 PNGs in the index: $out"
+# with the guest's node sampler (placed by trace.first_ts_s) throttle.png gets a third panel;
+# the labels say whether the freerun line is what the throttle used (v2 fields) or not
+awk -v f="$(jv .trace.first_ts_s "$m2")" 'BEGIN { print "t_s\tdirty_kb\twriteback_kb\tnode0_dirty_kb\tnode0_writeback_kb"
+	for (t = 0; t < 20; t += 0.5) printf "%.2f\t%d\t%d\t%d\t%d\n", f + t, 9000, 3000, 8000, 2500 }' >"$t/v2/nodemem.tsv"
+PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/v2" >/dev/null 2>&1; rc=$?
+PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/o" >/dev/null 2>&1
+[ $rc -eq 0 ] && [ "$(file -b "$t/v2/plots/throttle.png" | cut -d, -f1-2)" = "PNG image data, 1280 x 780" ] &&
+	grep -q "pos_ratio (traced)" "$t/v2/plots/throttle.png.gp" && grep -q "node limit" "$t/v2/plots/throttle.png.gp" &&
+	grep -q "freerun the throttle compared against" "$t/v2/plots/dirty.png.gp" &&
+	! grep -q "not what the throttle used" "$t/v2/plots/dirty.png.gp" &&
+	grep -q "(bg+thresh)/2 stock, not what the throttle used" "$t/o/plots/dirty.png.gp" &&
+	! grep -q "pos_ratio" "$t/o/plots/throttle.png.gp"
+check plots-throttle-fields $? "exit $rc: throttle.png or the labels do not follow the trace's fields"
 "$bin/dpanalyze" "$t/stock.dat" --out "$t/sp" >/dev/null 2>&1
 "$top/analysis/plots.sh" "$t/sp" >/dev/null 2>&1; rc=$?
 [ $rc -eq 0 ] && [ ! -e "$t/sp/plots/pressure.png" ] && grep -q "<li>pressure.png: no dirty" "$t/sp/plots/index.html"
