@@ -50,7 +50,7 @@ LRUS = ("classic", "mglru")
 KERNELS = ("patched", "stock")
 # make bench without SCENARIOS: pageout and throughput (imbalance, cp) and
 # fs_mark files/s (smallfiles); every scenario when none of them exists yet.
-BENCH_SCENARIOS = ("imbalance", "cp", "smallfiles")
+BENCH_SCENARIOS = ("imbalance", "cp", "smallfiles", "bound-alone")
 
 
 class BadInput(Exception):

@@ -110,6 +110,10 @@ METRICS = [
      file_pageout),
     ("immediate_reclaim", "immediate reclaim (pages)", "vmstat_delta.nr_vmscan_immediate_reclaim",
      lambda m: _get(m, "vmstat_delta.nr_vmscan_immediate_reclaim")),
+    # what of that pageout really went to the disk (ext4 refuses delalloc folios from
+    # reclaim; analysis/README.md); only runs that trace block:block_bio_queue have it
+    ("reclaim_wb", "reclaim writeback (pages)", "trace.reclaim.kswapd_write.pages",
+     lambda m: _get(m, "trace.reclaim.kswapd_write.pages")),
     ("pgscan_direct", "direct scans (pages)", "vmstat_delta.pgscan_direct",
      lambda m: _get(m, "vmstat_delta.pgscan_direct")),
     ("allocstall", "allocation stalls", "sum of vmstat_delta.allocstall_*", allocstall),
@@ -427,8 +431,8 @@ def bench_blocks(cells):
                 s = summary([c["values"][key] for c in cols.get(lbl, [])])
                 return s
             label = {k: lbl for k, lbl, _, _ in METRICS}
-            for key, test in (("file_pageout", None), ("throughput", 0.03), ("files_per_s", -0.05),
-                              ("pause_p99", None)):
+            for key, test in (("file_pageout", None), ("reclaim_wb", None), ("throughput", 0.03),
+                              ("files_per_s", -0.05), ("pause_p99", None)):
                 what = label[key]
                 off = med("off", key)
                 for lbl in ("global", "node"):
