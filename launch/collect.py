@@ -5,7 +5,9 @@ Metrics come from plain files the guest left (vmstat snapshots, the guest's
 topology view, workload reports, console.log) and from the trace analyser
 (build/bin/dpanalyze) when it is built.  Checks are the scenario's `check`
 lines plus none else; each gets status pass, fail, xfail (with its reason) or
-unmeasurable.  The run passes when no check has an unexpected result.
+unmeasurable.  The run passes when no check has an unexpected result; an
+unmeasurable check whose `when` precondition did not hold (precondition_met
+false) is none: the run could not judge that claim.
 
   collect.py OUT     re-collect an existing results directory
 """
@@ -318,23 +320,69 @@ def applies(check, run):
     return not cond or run.get(cond[0]) in cond[1]
 
 
+def num(v):
+    """A number as a reader wants it: 31457280, 0.95, 106277486.8."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        v = int(v)
+    return format(v, ".10g") if isinstance(v, float) else str(v)
+
+
+def analyser_why(metrics, path):
+    """' (analyser: why)' when dpanalyze named a trace metric unmeasurable."""
+    um = (metrics.get("trace") or {}).get("unmeasurable")
+    if not path.startswith("trace.") or not isinstance(um, dict):
+        return ""
+    key = path[len("trace."):]
+    while key:
+        if isinstance(um.get(key), str):
+            return f" (analyser: {um[key]})"
+        key = key.rpartition(".")[0]
+    return ""
+
+
+def precondition_text(when):
+    return " and ".join(f"{m} {op} {num(v)}" for m, op, v in when)
+
+
+def unmet_precondition(when, metrics):
+    """None when every `when` of a check holds, else why not, quoting what
+    the run measured."""
+    for m, op, want in when:
+        got = lookup(metrics, m)
+        if got is None:
+            return f"precondition {m} {op} {num(want)} not met: metric {m} not in this run" + \
+                analyser_why(metrics, m)
+        if not compare(got, op, want):
+            return f"precondition {m} {op} {num(want)} not met: measured {num(got)}"
+    return None
+
+
 def evaluate(checks, metrics, run=None):
     res = []
     for c in checks:
         if not applies(c, run or {}):
             continue
         v = lookup(metrics, c["metric"])
-        expect = f"{c['metric']} {c['op']} {c['value']:g}"
+        expect = f"{c['metric']} {c['op']} {num(c['value'])}"
         r = {"name": c["name"], "value": v, "expectation": expect}
-        if v is None and c["xfail"]:
-            # The expected failure's reason covers a claim the lab cannot
-            # measure here (bandwidth-200m under TCG); it is still no pass,
-            # and the metric appearing later turns it into xpass or xfail.
-            r.update(passed=False, status="xfail",
-                     reason=f"{c['xfail']} (metric {c['metric']} not in this run)")
-        elif v is None:
+        when = c.get("when") or []
+        if when:
+            # A claim the run could only judge under a precondition on what
+            # it measured (the writers outran the disk, reclaim met dirty
+            # pages): unmet, it is unmeasurable, and no failure of the run.
+            r["precondition"] = precondition_text(when)
+            why = unmet_precondition(when, metrics)
+            r["precondition_met"] = why is None
+            if why:
+                r.update(passed=False, status="unmeasurable", reason=why)
+                res.append(r)
+                continue
+        if v is None:
+            # Without a precondition, or with one that held, a missing
+            # metric is a failure of the lab, xfail mark or not.
             r.update(passed=False, status="unmeasurable",
-                     reason=f"metric {c['metric']} not in this run")
+                     reason=f"metric {c['metric']} not in this run" +
+                            (f" (precondition {r['precondition']} met)" if when else ""))
         else:
             ok = compare(v, c["op"], c["value"])
             r["passed"] = ok
@@ -347,9 +395,18 @@ def evaluate(checks, metrics, run=None):
     return res
 
 
+def skipped(check):
+    """Unmeasurable because a precondition did not hold: the run could not
+    judge the claim.  Neither a pass nor a failure."""
+    return check.get("status") == "unmeasurable" and check.get("precondition_met") is False
+
+
 def unexpected(check):
     # An xfail check that passes is news too: the claim now holds, so the
-    # xfail mark is stale.  Unmeasurable is a failure of the lab.
+    # xfail mark is stale.  Unmeasurable is a failure of the lab, unless a
+    # precondition of the check did not hold (skipped).
+    if skipped(check):
+        return False
     return check["status"] in ("fail", "xpass", "unmeasurable")
 
 
@@ -374,6 +431,25 @@ def analyse_trace(out, nnodes):
     tm = doc.get("metrics", {})
     tm["meta"] = doc.get("trace", {})
     return tm, None
+
+
+def disk_section(out, trace):
+    """The test disk's QEMU write throttle as it was applied (qemu.cmd: the
+    topology's, the scenario's DISK_WRITE_BPS, run.py's --disk-write-bps or
+    --slow-motion), and the trace's bandwidth figures against it, so checks
+    can be written relative to whatever throttle the run had."""
+    m = re.search(r"throttling\.bps-write=(\d+)", read(os.path.join(out, "qemu.cmd")))
+    if not m:
+        return None
+    bps = int(m.group(1))
+    d = {"write_bps": bps, "write_kBps": bps / 1024}
+    bw = (trace or {}).get("bandwidth") or {}
+    for key, src in (("estimate_to_throttle", "avg_write_bw_final_kBps"),
+                     ("device_to_throttle", "device_write_kBps")):
+        v = bw.get(src)
+        if bps and isinstance(v, (int, float)) and not isinstance(v, bool):
+            d[key] = round(v / (bps / 1024), 4)
+    return d
 
 
 def kernel_obj_dir(kernel, variant):
@@ -448,6 +524,9 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         metrics["trace"] = tm
     else:
         metrics["trace_unavailable"] = why
+    disk = disk_section(out, tm)
+    if disk is not None:
+        metrics["disk"] = disk
     if wall_s is not None:
         metrics["wall_s"] = round(wall_s, 2)
     boot = re.search(r"\[\s*([\d.]+)s\] userspace up", read(os.path.join(out, "console.log")))
@@ -508,17 +587,21 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
 
 def print_summary(res, out, top):
     rel = os.path.relpath(out)
-    n = {s: sum(1 for c in res["checks"] if c["status"] == s)
+    n = {s: sum(1 for c in res["checks"] if c["status"] == s and not skipped(c))
          for s in ("pass", "fail", "xfail", "xpass", "unmeasurable")}
+    n["skip"] = sum(1 for c in res["checks"] if skipped(c))
     print(f"run: {res['topology']} / {res['scenario']} / mode {res['mode']} / "
           f"{res['kernel']} {res['kernel_release']}")
     for c in res["checks"]:
-        if c["status"] != "pass":
+        if skipped(c):
+            print(f"  {'SKIP':12s} {c['name']}: unmeasurable: {c['reason']}")
+        elif c["status"] != "pass":
             why = f" ({c['reason']})" if c.get("reason") else ""
             print(f"  {c['status'].upper():12s} {c['name']}: {c['expectation']}, got {c['value']}{why}")
     verdict = "PASS" if res["pass"] else "FAIL"
     print(f"run: {verdict}: {n['pass']} pass, {n['fail']} fail, {n['xfail']} xfail, "
-          f"{n['xpass']} xpass, {n['unmeasurable']} unmeasurable; wall {res['metrics'].get('wall_s')} s")
+          f"{n['xpass']} xpass, {n['unmeasurable']} unmeasurable, "
+          f"{n['skip']} unmeasurable by precondition (skip); wall {res['metrics'].get('wall_s')} s")
     print(f"run: results in {rel}/ (result.json, console.log, trace.dat)")
     print(f"run: trace: trace-cmd report {rel}/trace.dat | less;  KernelShark: make view OUT={rel}")
 

@@ -296,7 +296,12 @@ class Runner:
             finished=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             kernel_image=kernel_stamp(c)))
         if status != "ABORTED":
-            self.progress(c, status, f"({reason})" if reason and status != "PASS" else "", elapsed)
+            detail = f"({reason})" if reason and status != "PASS" else ""
+            skip = [x["name"] for x in (res or {}).get("checks", []) if collect.skipped(x)]
+            if skip and status in ("PASS", "XFAIL", "FAIL"):
+                # neither passed nor failed: the run could not judge them
+                detail += f"{' ' if detail else ''}(unmeasurable, precondition not met: {', '.join(skip)})"
+            self.progress(c, status, detail, elapsed)
         return status
 
     def stop(self):

@@ -35,15 +35,18 @@ NOT_PASSING = ("fail", "xpass", "unmeasurable")
 
 
 def verdict_of(res):
-    """PASS, XFAIL (passes only because of expected failures) or FAIL."""
-    st = [c.get("status") for c in res.get("checks", [])]
+    """PASS, XFAIL (passes only because of expected failures) or FAIL.  A
+    check skipped for an unmet precondition (collect.skipped) is none of
+    them: the cell shows it as SKIP among its notes."""
+    st = [c.get("status") for c in res.get("checks", []) if not collect.skipped(c)]
     if any(s in NOT_PASSING for s in st) or not res.get("pass"):
         return "FAIL"
     return "XFAIL" if "xfail" in st else "PASS"
 
 
 def failing_names(res):
-    return [c["name"] for c in res.get("checks", []) if c.get("status") in NOT_PASSING]
+    return [c["name"] for c in res.get("checks", [])
+            if c.get("status") in NOT_PASSING and not collect.skipped(c)]
 
 
 # ---- metrics: each a function of result.json's "metrics" ------------------
@@ -142,6 +145,8 @@ def read_json(path):
 
 def fmt_check(c):
     st = c.get("status", "?")
+    if collect.skipped(c):
+        return f"SKIP {c['name']}: unmeasurable: {c.get('reason', '')}"
     if st == "xfail":
         return f"XFAIL {c['name']}: {c.get('reason', '')}"
     if st == "unmeasurable":
@@ -536,7 +541,9 @@ def build(root, dest):
          ("p", f"Generated {now} by `launch/report.py` from {len(cells)} cells' result.json; "
                f"lab commit {lab_commits(cells)}; kernel {', '.join(rel) or 'n/a'}."),
          ("p", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "no cells") +
-               ". XFAIL: passes only because a check failed as its scenario expects (reason shown).")]
+               ". XFAIL: passes only because a check failed as its scenario expects (reason shown). "
+               f"Checks skipped because their precondition did not hold (SKIP, unmeasurable, neither "
+               f"passed nor failed): {sum(1 for c in cells for n in c['notes'] if n.startswith('SKIP '))}.")]
     for k, s in sorted(stamps.items()):
         if len(s) > 1:
             b.append(("p", f"WARNING: the {k} cells ran {len(s)} different kernel builds; "

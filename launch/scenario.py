@@ -3,11 +3,19 @@
 sources, defining workload() (and optionally setup()/teardown()), plain
 NAME="value" settings, and `check` lines that the host evaluates:
 
-    check NAME METRIC OP VALUE [if mode=M[,M] | if kernel=K] [xfail REASON...]
+    check NAME METRIC OP VALUE [if mode=M[,M] | if kernel=K[,K]]
+          [when METRIC OP VALUE]... [xfail REASON...]          (one line)
 
 METRIC is a dotted path into result.json's metrics (vmstat_delta.oom_kill,
 trace.counts.writeback_written, ...), OP one of == != < <= > >=, VALUE a
 number.  A check with `if` applies only to runs with that mode or kernel.
+`when METRIC OP VALUE` is a precondition on what the run measured: the
+claim is judged only when every `when` holds (the writers outran the disk,
+reclaim met dirty pages).  When one does not hold, or its metric is absent,
+the check is `unmeasurable` with the measured value in its reason, and that
+is no failure of the run: the run could not show the claim, it did not
+refute it.  `xfail REASON` marks a claim false on 6.1 for a stated kernel
+reason (never a host's speed: that is what `when` is for).
 
   scenario.py validate FILE|NAME    check only (file:line errors, exit 2)
 """
@@ -56,7 +64,8 @@ def parse(text, path):
         if line.startswith("check ") or line == "check":
             w = line.split()
             if len(w) < 5:
-                raise ScenarioError(f"{where}: check needs NAME METRIC OP VALUE [xfail REASON]")
+                raise ScenarioError(f"{where}: check needs NAME METRIC OP VALUE "
+                                    "[if ...] [when METRIC OP VALUE] [xfail REASON]")
             name, metric, op, value = w[1:5]
             if not _NAME.match(name):
                 raise ScenarioError(f"{where}: check name '{name}' must be lower-case [a-z0-9_.-]")
@@ -68,21 +77,39 @@ def parse(text, path):
                 raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
             if not math.isfinite(value):
                 raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
-            xfail, cond, rest = None, None, w[5:]
+            xfail, cond, when, rest = None, None, [], w[5:]
             if rest and rest[0] == "if":
                 m = re.fullmatch(r"(mode|kernel)=([a-z,]+)", rest[1]) if len(rest) > 1 else None
                 if not m or not set(m.group(2).split(",")) <= set(CONDITIONS[m.group(1)]):
                     raise ScenarioError(f"{where}: 'if' takes mode=off,global,node or kernel=patched,stock")
                 cond = (m.group(1), m.group(2).split(","))
                 rest = rest[2:]
+            while rest and rest[0] == "when":
+                if len(rest) < 4 or rest[1] in ("when", "xfail", "if"):
+                    raise ScenarioError(f"{where}: 'when' takes METRIC OP VALUE")
+                pm, pop, pv = rest[1:4]
+                if pop not in OPS:
+                    raise ScenarioError(f"{where}: 'when' operator '{pop}' unknown (known: {' '.join(OPS)})")
+                try:
+                    pval = float(pv)
+                except ValueError:
+                    pval = math.nan
+                if not math.isfinite(pval):
+                    raise ScenarioError(f"{where}: 'when' value '{pv}' is not a number")
+                if pm == metric:
+                    raise ScenarioError(f"{where}: 'when' on the check's own metric {pm}: "
+                                        "such a check could never fail")
+                when.append((pm, pop, pval))
+                rest = rest[4:]
             if rest:
                 if rest[0] != "xfail" or len(rest) < 2:
-                    raise ScenarioError(f"{where}: after VALUE only 'if ...' and 'xfail REASON...' may follow")
+                    raise ScenarioError(f"{where}: after VALUE only 'if ...', 'when METRIC OP VALUE' "
+                                        "and 'xfail REASON...' may follow, in that order")
                 xfail = " ".join(rest[1:])
             if any(c["name"] == name for c in sc["checks"]):
                 raise ScenarioError(f"{where}: check '{name}' defined twice")
             sc["checks"].append({"name": name, "metric": metric, "op": op, "value": value,
-                                 "xfail": xfail, "cond": cond, "line": n})
+                                 "xfail": xfail, "cond": cond, "when": when, "line": n})
             continue
         m = _SETTING.match(line)
         if m and m.group(1) in SETTINGS:

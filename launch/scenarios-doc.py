@@ -60,6 +60,8 @@ def main(argv):
                   "| check | expectation | applies | expected failure |", "|---|---|---|---|"]
         for c in sc["checks"]:
             cond = f"{c['cond'][0]}={','.join(c['cond'][1])}" if c.get("cond") else "all runs"
+            if c.get("when"):
+                cond += ", when " + " and ".join(f"`{m} {op} {v:g}`" for m, op, v in c["when"])
             lines.append(f"| {c['name']} | `{c['metric']} {c['op']} {c['value']:g}` | {cond} | "
                          f"{c['xfail'] or ''} |")
         cells = res.get(sc["name"], {})

@@ -94,13 +94,14 @@ printf 'check x a.b == 1\n' >"$tmp/no-workload.sh"
 printf 'workload() { :; }\ncheck x a.b == 1 because\n' >"$tmp/bad-xfail.sh"
 printf 'workload() { :; }\ncheck x a.b == 1 if mode=fast\n' >"$tmp/bad-if.sh"
 for k in bad-op:"check operator '~=' unknown" bad-val:"check value 'many' is not a number" \
-	no-workload:"no workload() function" bad-if:"'if' takes mode=off,global,node" bad-xfail:"only 'if ...' and 'xfail REASON...' may follow"; do
+	no-workload:"no workload() function" bad-if:"'if' takes mode=off,global,node" bad-xfail:"only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow"; do
 	f=${k%%:*} want=${k#*:}
 	out=$($py launch/scenario.py validate "$tmp/$f.sh" 2>&1); rc=$?
 	[ $rc -eq 2 ] && [[ $out == *"$want"* ]] && [ "$(wc -l <<<"$out")" -eq 1 ] && pass "scenario_error.$f" || bad "scenario_error.$f" "rc=$rc $out"
 done
 
-# Check evaluation: pass, fail, xfail, xpass, unmeasurable.
+# Check evaluation: pass, fail, xfail, xpass, unmeasurable (a missing metric
+# is a failure of the lab, with an xfail mark too).
 out=$($py - <<'PY'
 import sys; sys.path.insert(0, "launch")
 import collect
@@ -117,7 +118,88 @@ print(len(collect.evaluate(cond, {"x": {"y": 5}}, {"mode": "off"})),
       len(collect.evaluate(cond, {"x": {"y": 5}}, {"mode": "node"})))
 PY
 )
-[ "$out" = "pass fail xfail xpass unmeasurable xfail 3 0 1" ] && pass check_statuses || bad check_statuses "$out"
+[ "$out" = "pass fail xfail xpass unmeasurable unmeasurable 4 0 1" ] && pass check_statuses || bad check_statuses "$out"
+
+# Preconditions (`when`): parsed from the scenario line, then judged only
+# when they hold; unmet or absent, the check is unmeasurable with the
+# measured value quoted and is no unexpected result; met, the claim is
+# judged as usual (and a missing metric is a lab failure again).
+cat >"$tmp/when.sh" <<'SC'
+workload() { :; }
+check a x.y >= 3 when w.bw >= 104857600
+check b x.y < 3 when w.bw >= 104857600
+check c x.y > 3 if mode=node when w.bw >= 104857600 when w.calls > 20 xfail claim false on 6.1
+check d x.missing == 0 when w.bw >= 104857600
+check e x.y >= 3
+SC
+out=$($py - "$tmp/when.sh" <<'PY'
+import json, sys; sys.path.insert(0, "launch")
+import collect, scenario
+sc = scenario.load(sys.argv[1])
+print(json.dumps([(c["name"], c["when"], c["cond"], c["xfail"]) for c in sc["checks"]]))
+run = {"mode": "node", "kernel": "patched"}
+for label, m in (("met", {"x": {"y": 5}, "w": {"bw": 125829120, "calls": 300}}),
+                 ("unmet", {"x": {"y": 5}, "w": {"bw": 31457280, "calls": 300}}),
+                 ("second", {"x": {"y": 5}, "w": {"bw": 125829120, "calls": 0}}),
+                 ("absent", {"x": {"y": 5}, "trace": {}})):
+    r = collect.evaluate(sc["checks"], m, run)
+    print(label, " ".join(f"{c['name']}={c['status']}/{int(collect.unexpected(c))}/{int(collect.skipped(c))}"
+                          for c in r))
+    for c in r:
+        if c.get("reason") and c["status"] == "unmeasurable":
+            print(f"  {c['name']}: {c['reason']}")
+    print(" ", json.dumps({c["name"]: [c.get("precondition"), c.get("precondition_met")] for c in r}, sort_keys=True))
+PY
+)
+want='[["a", [["w.bw", ">=", 104857600.0]], null, null], ["b", [["w.bw", ">=", 104857600.0]], null, null], ["c", [["w.bw", ">=", 104857600.0], ["w.calls", ">", 20.0]], ["mode", ["node"]], "claim false on 6.1"], ["d", [["w.bw", ">=", 104857600.0]], null, null], ["e", [], null, null]]
+met a=pass/0/0 b=fail/1/0 c=xpass/1/0 d=unmeasurable/1/0 e=pass/0/0
+  d: metric x.missing not in this run (precondition w.bw >= 104857600 met)
+  {"a": ["w.bw >= 104857600", true], "b": ["w.bw >= 104857600", true], "c": ["w.bw >= 104857600 and w.calls > 20", true], "d": ["w.bw >= 104857600", true], "e": [null, null]}
+unmet a=unmeasurable/0/1 b=unmeasurable/0/1 c=unmeasurable/0/1 d=unmeasurable/0/1 e=pass/0/0
+  a: precondition w.bw >= 104857600 not met: measured 31457280
+  b: precondition w.bw >= 104857600 not met: measured 31457280
+  c: precondition w.bw >= 104857600 not met: measured 31457280
+  d: precondition w.bw >= 104857600 not met: measured 31457280
+  {"a": ["w.bw >= 104857600", false], "b": ["w.bw >= 104857600", false], "c": ["w.bw >= 104857600 and w.calls > 20", false], "d": ["w.bw >= 104857600", false], "e": [null, null]}
+second a=pass/0/0 b=fail/1/0 c=unmeasurable/0/1 d=unmeasurable/1/0 e=pass/0/0
+  c: precondition w.calls > 20 not met: measured 0
+  d: metric x.missing not in this run (precondition w.bw >= 104857600 met)
+  {"a": ["w.bw >= 104857600", true], "b": ["w.bw >= 104857600", true], "c": ["w.bw >= 104857600 and w.calls > 20", false], "d": ["w.bw >= 104857600", true], "e": [null, null]}
+absent a=unmeasurable/0/1 b=unmeasurable/0/1 c=unmeasurable/0/1 d=unmeasurable/0/1 e=pass/0/0
+  a: precondition w.bw >= 104857600 not met: metric w.bw not in this run
+  b: precondition w.bw >= 104857600 not met: metric w.bw not in this run
+  c: precondition w.bw >= 104857600 not met: metric w.bw not in this run
+  d: precondition w.bw >= 104857600 not met: metric w.bw not in this run
+  {"a": ["w.bw >= 104857600", false], "b": ["w.bw >= 104857600", false], "c": ["w.bw >= 104857600 and w.calls > 20", false], "d": ["w.bw >= 104857600", false], "e": [null, null]}'
+[ "$out" = "$want" ] && pass check_precondition || bad check_precondition "$(diff <(echo "$want") <(echo "$out") | head -20 | tr '\n' '|')"
+# A trace metric the analyser named unmeasurable: its reason is quoted.
+out=$($py -c '
+import sys; sys.path.insert(0, "launch"); import collect
+c = dict(name="a", metric="trace.bandwidth.estimate_to_device", op=">=", value=0.9, xfail=None,
+         when=[("trace.balance_dirty_pages.calls", ">", 20)])
+r = collect.evaluate([c], {"trace": {"unmeasurable": {"balance_dirty_pages": "no balance_dirty_pages events"}}})[0]
+print(r["status"], collect.unexpected(r), r["reason"])')
+[ "$out" = "unmeasurable False precondition trace.balance_dirty_pages.calls > 20 not met: metric trace.balance_dirty_pages.calls not in this run (analyser: no balance_dirty_pages events)" ] \
+	&& pass check_precondition_analyser_reason || bad check_precondition_analyser_reason "$out"
+# The run's verdict: a skipped check does not fail it, a failed one does.
+out=$($py -c '
+import sys; sys.path.insert(0, "launch"); import collect, report
+w = [("m.bw", ">=", 100)]
+cs = [dict(name="p", metric="m.y", op="==", value=1, xfail=None),
+      dict(name="s", metric="m.y", op="==", value=1, xfail=None, when=w)]
+for bw in (10, 200):
+    r = collect.evaluate(cs, {"m": {"y": 1, "bw": bw}})
+    res = {"checks": r, "pass": not any(collect.unexpected(c) for c in r)}
+    print(res["pass"], report.verdict_of(res), report.failing_names(res), [report.fmt_check(c) for c in r if c["status"] != "pass"])
+cs[1]["value"] = 2
+r = collect.evaluate(cs, {"m": {"y": 1, "bw": 200}})
+res = {"checks": r, "pass": not any(collect.unexpected(c) for c in r)}
+print(res["pass"], report.verdict_of(res), report.failing_names(res))')
+want="False PASS [] ['SKIP s: unmeasurable: precondition m.bw >= 100 not met: measured 10']
+True PASS [] []
+False FAIL ['s']"
+want=${want/False PASS/True PASS}
+[ "$out" = "$want" ] && pass check_precondition_verdict || bad check_precondition_verdict "$(tr '\n' '|' <<<"$out")"
 
 # result.json from a recorded results directory (no boot).
 if [ -d tests/fixtures/run-smoke ]; then
@@ -225,7 +307,7 @@ sc_case() {	# sc_case NAME 'WHERE: MESSAGE' TEXT: WHERE is ":LINE" or ""
 	one_line "scenario_error.$1" "scenario: $bt/$1.sh$2" $py launch/scenario.py validate "$bt/$1.sh"
 }
 w='workload() { :; }'
-sc_case check-too-few ":2: check needs NAME METRIC OP VALUE [xfail REASON]" "$w
+sc_case check-too-few ":2: check needs NAME METRIC OP VALUE [if ...] [when METRIC OP VALUE] [xfail REASON]" "$w
 check x a.b =="
 sc_case check-name ":2: check name 'Bad' must be lower-case [a-z0-9_.-]" "$w
 check Bad a.b == 1"
@@ -236,8 +318,29 @@ sc_case if-kernel ":2: 'if' takes mode=off,global,node or kernel=patched,stock" 
 check x a.b == 1 if kernel=vanilla"
 sc_case if-bare ":2: 'if' takes mode=off,global,node or kernel=patched,stock" "$w
 check x a.b == 1 if"
-sc_case xfail-no-reason ":2: after VALUE only 'if ...' and 'xfail REASON...' may follow" "$w
+sc_case xfail-no-reason ":2: after VALUE only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow, in that order" "$w
 check x a.b == 1 xfail"
+# preconditions: METRIC OP VALUE, a known operator, a number, not the
+# check's own metric (a check that could never fail), in their place
+sc_case when-short ":2: 'when' takes METRIC OP VALUE" "$w
+check x a.b == 1 when c.d >="
+sc_case when-bare ":2: 'when' takes METRIC OP VALUE" "$w
+check x a.b == 1 when"
+sc_case when-then-xfail ":2: 'when' value 'xfail' is not a number" "$w
+check x a.b == 1 when c.d > xfail why not"
+sc_case when-op ":2: 'when' operator '=>' unknown (known: == != < <= > >=)" "$w
+check x a.b == 1 when c.d => 5"
+sc_case when-value ":2: 'when' value 'fast' is not a number" "$w
+check x a.b == 1 when c.d > fast"
+sc_case when-value-nan ":2: 'when' value 'nan' is not a number" "$w
+check x a.b == 1 when c.d > nan"
+sc_case when-own-metric ":2: 'when' on the check's own metric a.b: such a check could never fail" "$w
+check x a.b >= 1 when a.b >= 1"
+sc_case when-after-xfail ":2: after VALUE only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow, in that order" "$w
+check x a.b == 1 when c.d > 1 if mode=node"
+sc_case when-before-if ":3: after VALUE only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow, in that order" "$w
+check y a.b == 1 if mode=node when c.d > 1 xfail ok
+check x a.b == 1 when c.d > 1 if mode=node"
 # a NaN or an infinity would make a check that can never pass (or never fail)
 sc_case check-value-nan ":2: check value 'nan' is not a number" "$w
 check x a.b == nan"
@@ -287,4 +390,58 @@ one_line run_error.slow-motion-range "run: --slow-motion 0: want 1..50" run --sl
 one_line run_error.slow-motion-disk "run: --slow-motion 20: write_bps 30720K / 20 is under 2M" \
 	run --topo 2node-asym --slow-motion 20 --variant none
 one_like run_error.slow-motion-not-number "run: " run --slow-motion fast
+one_line run_error.disk-write-bps-word "run: --disk-write-bps fast: want a size from 1M to 64G (bytes/s), e.g. 4M" \
+	run --disk-write-bps fast --variant none
+one_line run_error.disk-write-bps-small "run: --disk-write-bps 512K: want a size from 1M to 64G (bytes/s), e.g. 4M" \
+	run --disk-write-bps 512K --variant none
+one_line run_error.disk-write-bps-negative "run: --disk-write-bps -4M: want a size from 1M to 64G (bytes/s), e.g. 4M" \
+	run --disk-write-bps=-4M --variant none
+one_like run_error.disk-write-bps-no-value "run: " run --disk-write-bps
+
+# The disk's applied throttle, from qemu.cmd, and the trace's bandwidth
+# figures against it (the bandwidth scenarios' checks use the ratios).
+mkdir -p "$tmp/disk"
+printf '%s\n' "qemu-system-x86_64 -drive file=d.img,format=raw,if=virtio,cache=none,aio=threads,throttling.bps-write=4194304" >"$tmp/disk/qemu.cmd"
+out=$($py -c '
+import json, sys; sys.path.insert(0, "launch"); import collect
+print(json.dumps(collect.disk_section(sys.argv[1], {"bandwidth": {"avg_write_bw_final_kBps": 3900, "device_write_kBps": 4096}}), sort_keys=True))
+print(json.dumps(collect.disk_section(sys.argv[1], None), sort_keys=True))
+print(collect.disk_section(sys.argv[1] + "/none", None))' "$tmp/disk")
+want='{"device_to_throttle": 1.0, "estimate_to_throttle": 0.9521, "write_bps": 4194304, "write_kBps": 4096.0}
+{"write_bps": 4194304, "write_kBps": 4096.0}
+None'
+[ "$out" = "$want" ] && pass collect_disk_throttle || bad collect_disk_throttle "$(tr '\n' '|' <<<"$out")"
+
+# One tests/run line per check: a skipped one is SKIP (never PASS, never
+# FAIL), and tests/run counts it as unmeasurable, neither passed nor failed.
+. tests/result-lines.sh
+cat >"$tmp/r.json" <<'J'
+{"pass": true, "checks": [
+ {"name": "a", "value": 1, "expectation": "x == 1", "passed": true, "status": "pass"},
+ {"name": "b", "value": null, "expectation": "y >= 0.9", "passed": false, "status": "unmeasurable",
+  "precondition": "w > 20", "precondition_met": false, "reason": "precondition w > 20 not met: measured 0"},
+ {"name": "c", "value": 1, "expectation": "x == 2", "passed": false, "status": "xfail", "reason": "6.1"}]}
+J
+out=$(result_lines cell "$tmp/r.json"); rc=$?
+want='PASS: cell.a
+SKIP: cell.b: unmeasurable: precondition w > 20 not met: measured 0
+XFAIL: cell.c: 6.1'
+[ $rc -eq 0 ] && [ "$out" = "$want" ] && pass result_lines_skip || bad result_lines_skip "rc=$rc $(tr '\n' '|' <<<"$out")"
+# the same unmeasurable without a precondition (or with one that held) fails
+jq '.checks[1].precondition_met = true | .pass = false' "$tmp/r.json" >"$tmp/r2.json"
+out=$(result_lines cell "$tmp/r2.json"); rc=$?
+[ $rc -ne 0 ] && grep -q '^FAIL: cell.b: unmeasurable: y >= 0.9, got null' <<<"$out" && ! grep -q '^SKIP' <<<"$out" \
+	&& pass result_lines_unmeasurable_fails || bad result_lines_unmeasurable_fails "rc=$rc $(tr '\n' '|' <<<"$out")"
+mkdir -p "$tmp/suite"
+printf '#!/bin/sh\necho "PASS: a"\necho "SKIP: b: unmeasurable: precondition w > 20 not met: measured 0"\necho "XFAIL: c: why"\n' >"$tmp/suite/x.t"
+chmod +x "$tmp/suite/x.t"
+out=$(TEST_LOG="$tmp/suite.log" tests/run "../../../../../../../../..$tmp/suite" 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ "$(tail -1 <<<"$out")" = "1 passed, 0 failed" ] &&
+   grep -q '^1 expected failures (XFAIL, not counted as passed); 1 unmeasurable (SKIP' <<<"$out" &&
+   grep -q 'x  *1 passed   0 failed   1 xfail   1 unmeasurable' <<<"$out" &&
+   grep -q '^  \[.*\] SKIP: b: unmeasurable: precondition' <<<"$out"; then
+	pass tests_run_counts_skip
+else
+	bad tests_run_counts_skip "rc=$rc $(tr '\n' '|' <<<"$out")"
+fi
 exit $fail

@@ -1,9 +1,11 @@
 #!/bin/bash
 # make matrix-smoke, in make test: every topology and every scenario at
 # least once (the series' core claims among them: imbalance, fastdown).  Each
-# check of each cell becomes one line: PASS, FAIL (fail, xpass, unmeasurable)
-# or XFAIL with the scenario's reason.  A cell without result.json (hung,
-# could not run) is one FAIL.
+# check of each cell becomes one line: PASS, FAIL (fail, xpass, unmeasurable),
+# XFAIL with the scenario's reason, or SKIP for a check whose `when`
+# precondition did not hold (unmeasurable, with the measured value: neither
+# passed nor failed).  A cell without result.json (hung, could not run) is
+# one FAIL.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . tests/result-lines.sh
