@@ -3,7 +3,7 @@
 
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
          [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--boot-timeout SEC] [--quiet]
-         [--lru classic|mglru]
+         [--lru classic|mglru] [--disk-write-bps SIZE]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
 fails or the guest panicked, 2 with one line when the run could not happen
@@ -121,6 +121,9 @@ def main():
     ap.add_argument("--slow-motion", type=int, default=1, metavar="N",
                     help="for kernels that dirty N times slower (debug builds): the disk writes N times "
                          "slower and the scenario gets SLOW_MOTION=N to stretch its phases (default 1)")
+    ap.add_argument("--disk-write-bps", metavar="SIZE",
+                    help="the test disk's QEMU write throttle (e.g. 4M, bytes/s), instead of the "
+                         "scenario's DISK_WRITE_BPS or the topology's write_bps")
     a = ap.parse_args()
 
     if a.mode not in MODES:
@@ -135,6 +138,14 @@ def main():
         fail2(f"--boot-timeout {a.boot_timeout}: want 10..7200 seconds")
     if not 1 <= a.slow_motion <= 50:
         fail2(f"--slow-motion {a.slow_motion}: want 1..50")
+    disk_bps = None
+    if a.disk_write_bps is not None:
+        try:
+            disk_bps = topology.parse_size(a.disk_write_bps)
+        except ValueError:
+            disk_bps = None
+        if disk_bps is None or not (1 << 20) <= disk_bps <= (64 << 30):
+            fail2(f"--disk-write-bps {a.disk_write_bps}: want a size from 1M to 64G (bytes/s), e.g. 4M")
     tpath = topology.resolve(a.topo, TOP)
     if not os.path.isfile(tpath):
         fail2(f"no topology '{a.topo}' (not a file, nor a name under topologies/)")
@@ -148,6 +159,8 @@ def main():
         fail2(str(e))
     if "DISK_WRITE_BPS" in sc["vars"]:
         topo["disk"]["write_bps"] = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])
+    if disk_bps is not None:
+        topo["disk"]["write_bps"] = disk_bps
     # Slow motion keeps the ratio of dirtying to cleaning that a scenario's
     # claim depends on when the kernel itself is slow: under KCSAN a bound
     # dirtier managed 3-4 MiB/s against the disk's 30, the flusher cleaned
@@ -199,6 +212,9 @@ def main():
         "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],
         "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
         "SLOW_MOTION": str(a.slow_motion),
+        # the write throttle the disk really has (scenario, --disk-write-bps,
+        # --slow-motion applied): a scenario may size its writes by it
+        "DISK_THROTTLE_BPS": str(topo["disk"]["write_bps"] or 0),
     }
     with open(os.path.join(out, "job.env"), "w", encoding="utf-8") as f:
         for k, v in env.items():

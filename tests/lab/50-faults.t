@@ -11,12 +11,12 @@
 #    the pressure back;
 #  - oom: an OOM kill on node 0 beside a writer.
 # Every run also checks data_intact (collect.py).  Each check of each run is
-# one line; the whole file must stay within 5 minutes of wall time.
+# one line.  The wall time (~3 min on the lab's 2-core host) goes to the log:
+# how long the runs take is the host's speed, no verdict on the lab (issue 19).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . tests/result-lines.sh
 dir=results/test-faults
-budget=300
 fail=0
 start=$(date +%s)
 mkdir -p "$dir"
@@ -56,11 +56,5 @@ fi
 run write-errors --scenario write-errors || fail=1
 run oom --scenario oom || fail=1
 
-wall=$(( $(date +%s) - start ))
-if [ $wall -le $budget ]; then
-	echo "PASS: faults.wall_within_${budget}s (${wall}s)"
-else
-	echo "FAIL: faults.wall_within_${budget}s: took ${wall}s"
-	fail=1
-fi
+echo "faults: wall $(( $(date +%s) - start ))s" >&2
 exit $fail

@@ -16,6 +16,11 @@
 # until 40 s (measured on 2node-xfs).  That start-up is bandwidth-20m's
 # subject; this scenario checks the steady state patch 07 shows.
 #
+# Whether the heavy writer outruns the 10 MiB/s disk is the host's doing
+# (13-33 MB/s on a TCG vCPU, 9 at load 8): the claims about who is throttled
+# are judged only when the run shows the dirty count reached the throttle
+# (`when trace.balance_dirty_pages.calls > 20`), unmeasurable otherwise.
+#
 # The light writers make up lost time within a 1 MiB token bucket, as the
 # seed's rsync --bwlimit did ("rsync is smart enough to compensate for the
 # in-kernel pause time"): a pause is a delay, being held back is throttling.
@@ -68,10 +73,10 @@ check workload_exit       workload.exit == 0
 check kernel_clean        console.problems == 0
 check steady_before_light guest.steady_samples >= 10
 check heavy_beside_light  guest.heavy_outlasted_light == 1
-check light1_keeps_rate   guest.light1_rate_ratio >= 0.95
+check light1_keeps_rate   guest.light1_rate_ratio >= 0.95 when trace.balance_dirty_pages.calls > 20
 # light4 runs at 0.8 of the balanced rate R (~5 MiB/s: the 10 MiB/s disk less
 # light1): 6.1 gives every task task_ratelimit = R * pos_ratio, so it is
 # paused whenever pos_ratio < 0.8, and makes that up within its bucket.
 # Without the bucket it kept 0.82 of its rate and light1 0.93 (measured).
-check light4_keeps_rate   guest.light4_rate_ratio >= 0.95
-check heavy_is_throttled  workloads.heavy.writes_ge_10ms > 0
+check light4_keeps_rate   guest.light4_rate_ratio >= 0.95 when trace.balance_dirty_pages.calls > 20
+check heavy_is_throttled  workloads.heavy.writes_ge_10ms > 0 when trace.balance_dirty_pages.calls > 20
