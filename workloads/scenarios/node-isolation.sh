@@ -33,4 +33,7 @@ check node0_pressured        trace.pressure.node0.fast_down > 0
 check global_drops_as_2010   trace.pressure.global.min < 512 if mode=global
 check node_mode_limits_share trace.pressure.global.min >= 768 if mode=node
 check node_mode_sampled      guest.effective_min_sampled >= 768 if mode=node
-check dirty_steered_away     guest.unbound_node0_share < 0.25 if mode=node
+# Only while node 0 is squeezed: the hog (120 s) must outlive the unbound
+# writer, which on a slow host (bound 640M at a few MB/s) it may not; stopped
+# by `stop hog` it exits 143, finished on its own 0.
+check dirty_steered_away     guest.unbound_node0_share < 0.25 if mode=node when guest.exit_hog == 143
