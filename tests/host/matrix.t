@@ -275,4 +275,27 @@ grep -q '^Not plotted, 0 or n/a in every cell: immediate reclaim (pages), direct
 grep -q '^| cp on uma | file pageout (pages) | stock vs off | .* | DIFFERS |' "$md" && \
 	grep -q '^| cp on uma | throughput (MiB/s) | stock vs off | .* | same within noise |' "$md" \
 	&& pass bench_stock_equivalence || bad bench_stock_equivalence "$(grep 'stock vs off' "$md")"
+# ---- a check skipped for an unmet precondition: SKIP, neither pass nor fail ----
+$py - "$tmp/skip" <<'PY'
+import json, os, sys
+d = os.path.join(sys.argv[1], "2node-sym-bw-global-patched"); os.makedirs(d)
+json.dump({"topology": "2node-sym", "scenario": "bw", "mode": "global", "kernel": "patched", "variant": "lab",
+           "kernel_release": "6.1.0-test", "lab_commit": "abc1234", "metrics": {"wall_s": 20.0}, "pass": True,
+           "checks": [{"name": "ok", "value": 0, "expectation": "workload.exit == 0", "passed": True, "status": "pass"},
+                      {"name": "est", "value": None, "expectation": "disk.estimate_to_throttle >= 0.9",
+                       "passed": False, "status": "unmeasurable", "precondition": "trace.balance_dirty_pages.calls > 20",
+                       "precondition_met": False,
+                       "reason": "precondition trace.balance_dirty_pages.calls > 20 not met: measured 0"}]},
+          open(os.path.join(d, "result.json"), "w"))
+PY
+$py launch/report.py "$tmp/skip" >/dev/null 2>&1
+r=$(grep -m1 '^| 2node-sym-bw-global-patched |' "$tmp/skip/report.md")
+[[ $r == *"| PASS | SKIP est: unmeasurable: precondition trace.balance_dirty_pages.calls > 20 not met: measured 0 |"* ]] &&
+	grep -q 'Verdicts: 1 PASS\. .*(SKIP, unmeasurable, neither passed nor failed): 1\.' "$tmp/skip/report.md" \
+	&& pass report_skip_shown || bad report_skip_shown "$r $(grep Verdicts "$tmp/skip/report.md")"
+# the same check unmeasurable without a precondition: the cell fails
+sed -i 's/"precondition_met": false/"precondition_met": true/; s/"pass": true/"pass": false/' "$tmp/skip/2node-sym-bw-global-patched/result.json"
+$py launch/report.py "$tmp/skip" >/dev/null 2>&1
+r=$(grep -m1 '^| 2node-sym-bw-global-patched |' "$tmp/skip/report.md")
+[[ $r == *"| FAIL | UNMEASURABLE est: precondition"* ]] && pass report_unmeasurable_fails || bad report_unmeasurable_fails "$r"
 exit $fail
