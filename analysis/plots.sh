@@ -69,9 +69,19 @@ run_gp() {	# PNG TITLE: gnuplot script on stdin (kept as PNG.gp with PLOTS_KEEP_
 if has global_dirty_state; then
 	gds=$tsv/global_dirty_state.tsv
 	extra=
-	if col "$gds" pressure; then
+	# The run's mode (OUT/job.env): in mode off the series tracks the pressure but does not
+	# apply it, so the thresholds are already unscaled and x1024/pressure would invent one.
+	mode=$(sed -n 's/^MODE=//p' "$out/job.env" 2>/dev/null)
+	if col "$gds" pressure && [ "$mode" = off ]; then
+		extra=", \"$gds\" using (column(\"time_s\")):(column(\"pressure\")) axes x1y2 lw 2 lc rgb \"black\" title \"pressure (global_dirty_state; mode off: tracked, not applied)\""
+	elif col "$gds" pressure; then
 		extra=", \"$gds\" using (column(\"time_s\")):(column(\"pressure\")) axes x1y2 lw 2 lc rgb \"black\" title \"pressure (global_dirty_state)\", \"$gds\" using (column(\"time_s\")):(column(\"pressure\") > 0 ? MiB(column(\"background_thresh\")) * 1024.0 / column(\"pressure\") : 1/0) dt 2 lc rgb \"#1f77b4\" title \"bg_thresh unscaled (x1024/pressure)\""
 	fi
+	# The y range ends a tenth above the highest limit or dirty+writeback: the unscaled
+	# bg_thresh of a pressure near 0 (x1024/5) would squash everything else to the axis.
+	ymax=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ v = $c["dirty_limit"]; w = $c["nr_dirty"] + $c["nr_writeback"]; if (w > v) v = w; if (v > m) m = v }
+		END { printf "%.0f", m * 4096 / 1048576 * 1.1 + 1 }' "$gds")
 	for n in $(nodes dirty_pressure); do
 		steps "$n"
 		extra="$extra, \"$plots/.steps.node$n\" using 1:2 with steps axes x1y2 lw 2 title \"pressure node $n\""
@@ -111,6 +121,7 @@ set key below horizontal maxcols 3 font ",10"
 set bmargin 11
 set ylabel "pages (MiB)"
 set y2label "dirty pressure (0..1024)"
+set yrange [0:$ymax]
 set y2range [0:1100]
 set y2tics 128
 set ytics nomirror
@@ -191,7 +202,11 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 		echo "set output \"$plots/throttle.png\""
 		# taller than the others, one time axis for every panel: fixed side margins
 		echo "set terminal pngcairo size 1280,$((240 * panels + 60)) noenhanced font \"DejaVu Sans,11\""
-		echo "set multiplot layout $panels,1 title \"What the throttle did\""
+		if has balance_dirty_pages; then
+			echo "set multiplot layout $panels,1 title \"What the throttle did\""
+		else
+			echo "set multiplot layout $panels,1 title \"What the throttle did: nothing, no balance_dirty_pages call (no task left the freerun region)\""
+		fi
 		echo "set bmargin 4"
 		echo "set lmargin at screen 0.07"
 		echo "set rmargin at screen 0.66"
@@ -213,7 +228,11 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 			echo "     \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") / 1024.0) pt 5 ps 0.5 lc rgb \"#2ca02c\" title \"dirty_ratelimit\""
 		fi
 		if [ -n "$nm" ]; then
-			echo "set title \"Dirty+Writeback per node (guest sampler), node domain (series v2)\""
+			if has balance_dirty_pages && col "$b" node_limit; then
+				echo "set title \"Dirty+Writeback per node (guest sampler) against the node domain (series v2)\""
+			else
+				echo "set title \"Dirty+Writeback per node (guest sampler; the kernel traces no node domain)\""
+			fi
 			echo "set ylabel \"MiB\""
 			echo "set style data lines"
 			echo "set yrange [0:*]"
@@ -260,7 +279,7 @@ binw=$(awk -v d="$dur" 'BEGIN { b = d / 100; if (b < 0.01) b = 0.01; printf "%.3
 series=
 if has mm_vmscan_write_folio; then
 	f=$tsv/mm_vmscan_write_folio.tsv
-	series="$series \"$f\" using (bin(column(\"time_s\"))):((int(column(\"reclaim_flags\")) & 2) ? 1.0/bw : 0) smooth frequency with boxes fs transparent solid 0.5 lc rgb \"#d62728\" title \"file pageout (pages/s)\","
+	series="$series \"$f\" using (bin(column(\"time_s\"))):((int(column(\"reclaim_flags\")) & 2) ? 1.0/bw : 0) smooth frequency with boxes fs transparent solid 0.5 lc rgb \"#d62728\" title \"file pageout: writepage calls, not all IO (pages/s)\","
 	series="$series \"$f\" using (bin(column(\"time_s\"))):((int(column(\"reclaim_flags\")) & 1) ? 1.0/bw : 0) smooth frequency with boxes fs transparent solid 0.5 lc rgb \"#ff9896\" title \"anon pageout (pages/s)\","
 fi
 for n in $(nodes mm_vmscan_lru_shrink_inactive); do
