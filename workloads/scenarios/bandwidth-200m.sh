@@ -3,23 +3,24 @@
 # in 10 s of writing, on a disk ten times faster than bandwidth-20m's.
 #
 # The estimate is traced (writeback:bdi_dirty_ratelimit) only while
-# balance_dirty_pages() throttles the writers, which happens only when they
-# dirty faster than the disk writes.  Whether two writers outrun a 200 MiB/s
-# disk is a property of the host, not of the kernel: a TCG vCPU dirtied
-# 13-33 MB/s on this lab's hosts (never throttled, 0 calls), 106 MB/s on a
-# faster one, and far more under KVM.  So every claim about the estimate is
-# judged only when the run shows the writers reached the throttle
-# (`when trace.balance_dirty_pages.calls > 20`) and is unmeasurable, with the
-# measured count in its reason, when they did not; the claim about the
-# throttle itself also needs the device to have written near its throttle
-# (a host disk that cannot sustain 200 MiB/s with cache=none is no kernel
-# fault).  All are relative to the throttle the run really had (metrics.disk,
-# from qemu.cmd), so run.py --disk-write-bps 4M judges them on any host
-# (tests/lab/35-preconditions.t).
+# balance_dirty_pages() throttles the writers, and it can only converge to the
+# throttle when the writers outrun the disk.  Whether two writers outrun a
+# 200 MiB/s disk is the host's doing, not the kernel's: a TCG vCPU dirtied
+# 13-33 MB/s on this lab's hosts, 106 MB/s on a faster one, far more under
+# KVM, and a host disk may not take 200 MiB/s with cache=none.  So the
+# estimate's claims are judged only when the run shows the writers outran
+# the disk, the device writing at >= 90% of its throttle while the estimates
+# were made (disk.device_to_throttle, from the trace's nr_written and the
+# throttle in qemu.cmd), for at least the claim's 10 s
+# (trace.bandwidth.device_span_s); otherwise they are unmeasurable, with the
+# measured value in the reason (on this lab's TCG host: the device wrote 0.30
+# of its throttle, all the writers dirtied).  Every check is relative to the
+# throttle the run really had, so run.py --disk-write-bps judges them on any
+# host (tests/lab/35-preconditions.t: 20M judged, 200M unmeasurable).
 #
-# The writers write 600 MiB each, or at a slower throttle what the disk
-# takes in ~45 s plus the 64 MiB dirty limit: 6.1's estimate needs ~20-25 s
-# to come down from its 100 MiB/s start to within 10% of a 4 MiB/s disk.
+# The writers write what the disk takes in ~45 s plus the 64 MiB dirty limit,
+# at most 1.25 GiB each: 12 s of a 200 MiB/s disk for writers that outrun it
+# (~40 s for TCG's, which do not).
 CLAIM="the estimated write bandwidth converges to the disk throttle within 10% in 10 s"
 TOPOLOGIES="2node-sym"
 DISK_WRITE_BPS=200M
@@ -28,7 +29,7 @@ TIMEOUT=360
 
 workload() {
 	bps=$(sed -n "s/^DISK_THROTTLE_BPS='*\([0-9]*\)'*$/\1/p" "$OUT/job.env")
-	size=$((600 << 20))
+	size=$((1280 << 20))
 	if [ "${bps:-0}" -gt 0 ] && [ $(((bps * 45 + (64 << 20)) / 2)) -lt $size ]; then
 		size=$(((bps * 45 + (64 << 20)) / 2 >> 20 << 20))
 	fi
@@ -45,16 +46,17 @@ check kernel_clean       console.problems == 0
 # The writers' data reached the disk: writeback is traced whatever the host's
 # speed (and a run without a trace fails here, not silently in the `when`s).
 check writeback_traced   trace.counts.writeback_written > 0
-# QEMU never writes faster than its throttle, so neither the device's
-# measured rate nor the estimate may exceed it by more than the claim's 10%.
-check disk_throttle_holds     disk.device_to_throttle <= 1.1 when trace.balance_dirty_pages.calls > 20
-check estimate_near_disk_high disk.estimate_to_throttle <= 1.1 when trace.balance_dirty_pages.calls > 20
-# The estimate follows what the device wrote (bandwidth-20m says why).
-check estimate_near_device_low  trace.bandwidth.estimate_to_device >= 0.9 when trace.balance_dirty_pages.calls > 20
-check estimate_near_device_high trace.bandwidth.estimate_to_device <= 1.1 when trace.balance_dirty_pages.calls > 20
+# QEMU never writes faster than its throttle: judged whenever the writers were
+# throttled at all (the device's rate is measured over the estimates).
+check disk_throttle_holds       disk.device_to_throttle <= 1.1 when trace.balance_dirty_pages.calls > 20
+# The estimate: never above the throttle by more than the claim's 10%, and
+# within 10% of what the device wrote (bandwidth-20m says why the device).
+check estimate_near_disk_high   disk.estimate_to_throttle <= 1.1 when disk.device_to_throttle >= 0.9 when trace.bandwidth.device_span_s >= 10
+check estimate_near_device_low  trace.bandwidth.estimate_to_device >= 0.9 when disk.device_to_throttle >= 0.9 when trace.bandwidth.device_span_s >= 10
+check estimate_near_device_high trace.bandwidth.estimate_to_device <= 1.1 when disk.device_to_throttle >= 0.9 when trace.bandwidth.device_span_s >= 10
 # The claim's own words, "the disk throttle": judged when the device wrote
-# within 5% of its throttle (else the host's disk or CPU set the rate).  No
-# convergence time: at 200 MiB/s 6.1 converges upwards from 100 MiB/s in
-# ~7 s, at 4 MiB/s downwards in ~22 s; a kernel claim whose truth follows the
-# throttle a host allows is no claim about the kernel.
-check estimate_near_disk_low  disk.estimate_to_throttle >= 0.9 when trace.balance_dirty_pages.calls > 20 when disk.device_to_throttle >= 0.95
+# within 5% of it (else the host's disk or CPU set the rate).  No
+# convergence time: 6.1's estimate starts at 100 MiB/s and converges upwards
+# to 200 MiB/s in ~7 s, downwards to 20 MiB/s in ~15 s (bandwidth-20m's
+# xfail): which one a run sees is the throttle it was given.
+check estimate_near_disk_low    disk.estimate_to_throttle >= 0.9 when disk.device_to_throttle >= 0.95 when trace.bandwidth.device_span_s >= 10
