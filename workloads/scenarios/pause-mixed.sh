@@ -71,6 +71,8 @@ workload() {
 
 check workload_exit       workload.exit == 0
 check kernel_clean        console.problems == 0
+# A run without a trace fails here, not silently in the `when`s below.
+check writeback_traced    trace.counts.writeback_written > 0
 check steady_before_light guest.steady_samples >= 10
 check heavy_beside_light  guest.heavy_outlasted_light == 1
 check light1_keeps_rate   guest.light1_rate_ratio >= 0.95 when trace.balance_dirty_pages.calls > 20
