@@ -84,7 +84,10 @@ if has global_dirty_state; then
 		END { printf "%.0f", m * 4096 / 1048576 * 1.1 + 1 }' "$gds")
 	for n in $(nodes dirty_pressure); do
 		steps "$n"
-		extra="$extra, \"$plots/.steps.node$n\" using 1:2 with steps axes x1y2 lw 2 title \"pressure node $n\""
+		# fixed colours per node: gnuplot's automatic ones made node 0 as black as the
+		# global pressure when fewer series were drawn
+		lcn=$(echo "#9400d3 #1f77b4 #ff7f0e #8c564b #e377c2 #17becf #bcbd22 #7f7f7f" | cut -d' ' -f$((n % 8 + 1)))
+		extra="$extra, \"$plots/.steps.node$n\" using 1:2 with steps axes x1y2 lw 2 dt 2 lc rgb \"$lcn\" title \"pressure node $n\""
 	done
 	# The freerun ceiling: the one balance_dirty_pages() compared against when the
 	# kernel traces it (series v2: global_dirty_state.freerun, balance_dirty_pages.freerun).
