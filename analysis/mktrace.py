@@ -10,9 +10,8 @@ Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--v2] [--block] [--scale N] [
   --stock    no dirty_pressure event and no global_dirty_state.pressure (stock 6.1)
   --v2       the fields the series v2 appends for what the throttle compared against:
              global_dirty_state.freerun, balance_dirty_pages.{freerun, pos_ratio,
-             node_dirty, node_freerun, node_limit}, appended unsigned longs as in the
-             draft patches/0011 (no v2 kernel's header is a fixture yet; dpanalyze reads
-             them by name)
+             node_dirty, node_freerun, node_limit}, appended unsigned longs as the v2
+             kernel lays them out (tests/host/analysis.t compares them with a real v2 trace)
   --block    block:block_bio_queue events as 6.1 lays them out: the flusher's bios and
              kswapd's (one page for every second file pageout, one metadata bio per
              reclaim episode, one 8-page bio from kswapd1)

@@ -114,6 +114,19 @@ fields "$ba" | grep '^block_bio_queue: ' >"$t/f.realb"
 fields "$t/v2.dat" | grep '^block_bio_queue: ' >"$t/f.synb"
 [ -s "$t/f.realb" ] && cmp -s "$t/f.realb" "$t/f.synb"
 check mktrace-block-layout-matches-kernel $? "$(diff "$t/f.realb" "$t/f.synb" | grep '^[<>]' | head -2 | tr '\n' ' ')"
+# --v2's appended fields: field for field as the series v2 kernel's (a bound-alone run in mode
+# node on 2node-asym-xfs, 0.6 s of it), and dpanalyze reads them from the real trace
+v2r=$fix/analysis/real-2node-asym-xfs-bound-alone-node-v2.trace
+fields "$v2r" | grep -E '^(balance_dirty_pages|global_dirty_state): ' >"$t/f.realv2"
+fields "$t/v2.dat" | grep -E '^(balance_dirty_pages|global_dirty_state): ' >"$t/f.synv2"
+[ -s "$t/f.realv2" ] && cmp -s "$t/f.realv2" "$t/f.synv2"
+check mktrace-v2-layout-matches-kernel $? "$(diff "$t/f.realv2" "$t/f.synv2" | grep '^[<>]' | head -2 | tr '\n' ' ')"
+"$bin/dpanalyze" "$v2r" --out "$t/v2r" --no-tsv 2>"$t/err"; rc=$?
+want=$(trace-cmd report "$v2r" 2>/dev/null | awk '/ balance_dirty_pages: / { n++; if ($0 !~ / node_limit=0/) k++ } END { printf "%d %d", n, k }')
+got=$(jv '.metrics.throttle | "\(.calls) \(.node_domain_calls)"' "$t/v2r/metrics.json")
+[ $rc -eq 0 ] && [ "$got" = "$want" ] && [ "${want%% *}" -gt 0 ] &&
+	[ "$(jv '.trace | "\(.has_throttle_fields) \(.has_node_domain_fields) \(.has_global_freerun_field)"' "$t/v2r/metrics.json")" = "true true true" ]
+check real-v2-throttle-fields $? "exit $rc, got '$got', trace-cmd report gives '$want'"
 
 "$bin/dpanalyze" "$t/syn.dat" --out "$t/o" 2>"$t/err"; rc=$?
 m=$t/o/metrics.json
