@@ -13,7 +13,7 @@ bz=$obj/arch/x86/boot/bzImage
 [ -f "$bz" ] || { echo "kunit.sh: no kernel at ${bz#$top/}: run 'make kernel'" >&2; exit 2; }
 log=$obj/kunit.log
 t0=$(date +%s.%N)
-timeout 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 1 -m 512M \
+timeout 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
 	-bios /usr/share/qemu/qboot.rom -kernel "$bz" -display none -monitor none -no-reboot \
 	-serial stdio -append "console=ttyS0 kunit.filter_glob=dirty_pressure kunit_shutdown=poweroff panic=-1 oops=panic" \
 	>"$log" 2>&1

@@ -1,6 +1,6 @@
 # slowup-fast: slowup with dirty_pressure_recovery=32 steps/s, over 12 s
 # idle: the rate follows the knob, not a constant.  Same workload as slowup.
-CLAIM="recovery follows dirty_pressure_recovery (32 steps/s) while the node's kswapd sleeps"
+CLAIM="recovery follows dirty_pressure_recovery (32 steps/s) once reclaim stops meeting dirty folios"
 TOPOLOGIES="2node-asym"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
 TIMEOUT=420
@@ -15,10 +15,10 @@ check pressure_was_lowered    guest.pressure_at_idle < 1024
 check recovery_ratio_low      guest.recovery_ratio >= 0.85
 check recovery_ratio_high     guest.recovery_ratio <= 1.15
 check no_kswapd_runs_while_idle guest.pageoutrun_while_idle == 0
-# Over the whole run: no rise of node 0's pressure between a wake and the next
-# sleep of kswapd0, so none while it works and none from node 1's kswapd
-# sleeping (the only other thing that could raise it then).
-check no_rise_while_kswapd_awake trace.pressure.node0.slow_up_while_kswapd_awake == 0
+# v1 of the series recovered only while kswapd0 slept and checked that no
+# slow_up fell between a wake and the next sleep; v2 recovers from the last
+# time reclaim met dirty folios (a kswapd that keeps waking must not pin the
+# node), so that is no longer a claim: see the recovery scenario.
 # The rate is measured over the idle window only (recovery_ratio, from the
 # debugfs values at its ends): the analyser's recovery_slope_per_s fits every
 # slow_up event, including spells while kswapd was awake and the pressure
