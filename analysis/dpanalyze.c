@@ -126,7 +126,8 @@ struct fieldset {
 enum { DP_NID, DP_OLD, DP_NEW, DP_PRIO, DP_REASON };
 enum { GD_DIRTY, GD_BG, GD_THRESH, GD_LIMIT, GD_PRESSURE, GD_WRITTEN, GD_WB, GD_FREERUN };
 /* BD_FREERUN.. are fields the series v2 appends: absent on older kernels */
-enum { BD_PAUSE, BD_PAUSED, BD_DRL, BD_TRL, BD_FREERUN, BD_POS, BD_NDIRTY, BD_NFREERUN, BD_NLIMIT };
+enum { BD_PAUSE, BD_PAUSED, BD_DRL, BD_TRL, BD_FREERUN, BD_POS, BD_NDIRTY, BD_NFREERUN, BD_NLIMIT,
+       BD_DIRTY, BD_SETPOINT };
 enum { BQ_SECTORS, BQ_RWBS, BQ_COMM };
 enum { BW_BW, BW_AVG, BW_BDI };
 enum { SI_NID, SI_PRIO };
@@ -218,6 +219,10 @@ struct state {
 
 	/* balance_dirty_pages: task_ratelimit / dirty_ratelimit, and the series v2 fields */
 	struct dvec trl_ratio, pos_ratio;
+	/* dirty / setpoint of each call, and the range dirty_ratelimit took */
+	struct dvec dirty_to_setpoint;
+	double drl_min, drl_max;
+	unsigned long drl_n;
 	double freerun_min, freerun_last;
 	unsigned long freerun_n, node_calls;
 	double node_over_limit_max; /* node_dirty / node_limit */
@@ -623,6 +628,15 @@ static void on_balance_dirty_pages(struct state *s, struct tep_record *r)
 	/* both in KB/s in the event; task_ratelimit is dirty_ratelimit times pos_ratio */
 	if (!rd(s->bd.a[BD_DRL], r, &drl) && !rd(s->bd.a[BD_TRL], r, &trl) && drl > 0)
 		dpush(&s->trl_ratio, (double)trl / (double)drl);
+	if (!rd(s->bd.a[BD_DRL], r, &drl)) {
+		if (!s->drl_n || (double)drl < s->drl_min)
+			s->drl_min = (double)drl;
+		if (!s->drl_n || (double)drl > s->drl_max)
+			s->drl_max = (double)drl;
+		s->drl_n++;
+	}
+	if (!rd(s->bd.a[BD_DIRTY], r, &nd) && !rd(s->bd.a[BD_SETPOINT], r, &nl) && nl > 0)
+		dpush(&s->dirty_to_setpoint, (double)nd / (double)nl);
 	if (!rd(s->bd.a[BD_POS], r, &v))
 		dpush(&s->pos_ratio, (double)v / 1024.0); /* fixed point, 1024 = 1.0 */
 	if (!rd(s->bd.a[BD_FREERUN], r, &v)) {
@@ -1187,6 +1201,25 @@ static void metrics_dirty_throttle(struct state *s, struct jval *m)
 	else
 		unmeasurable(m, "throttle.task_to_dirty_ratelimit_p50",
 			     "no balance_dirty_pages call (the writers never left the freerun region)");
+	if (s->drl_n) {
+		/* a rate estimator that never moves shows min == max */
+		j_set(t, "dirty_ratelimit_min_kBps", j_num(s->drl_min));
+		j_set(t, "dirty_ratelimit_max_kBps", j_num(s->drl_max));
+		j_set(t, "dirty_ratelimit_range_kBps", j_num(s->drl_max - s->drl_min));
+	}
+	/*
+	 * Where position control held the dirty pages: the median of dirty /
+	 * setpoint over the second half of the calls, once it had settled.
+	 */
+	if (s->dirty_to_setpoint.n >= 2) {
+		struct dvec late = { s->dirty_to_setpoint.v + s->dirty_to_setpoint.n / 2,
+				     s->dirty_to_setpoint.n - s->dirty_to_setpoint.n / 2, 0 };
+
+		qsort(late.v, late.n, sizeof(double), dcmp);
+		j_set(t, "dirty_to_setpoint_late_p50", j_num(pct(&late, 50)));
+	} else {
+		unmeasurable(m, "throttle.dirty_to_setpoint_late_p50", "fewer than 2 balance_dirty_pages calls");
+	}
 	if (s->pos_ratio.n)
 		set_pcts(t, "pos_ratio", &s->pos_ratio);
 	else
@@ -1407,7 +1440,7 @@ int main(int argc, char **argv)
 	fs_init(s, &s->bd, "writeback", "balance_dirty_pages",
 		(const char *const[]){ "pause", "paused", "dirty_ratelimit", "task_ratelimit",
 				       "freerun", "pos_ratio", "node_dirty", "node_freerun",
-				       "node_limit", NULL });
+				       "node_limit", "dirty", "setpoint", NULL });
 	fs_init(s, &s->bq, "block", "block_bio_queue",
 		(const char *const[]){ "nr_sector", "rwbs", "comm", NULL });
 	fs_init(s, &s->bw, "writeback", "bdi_dirty_ratelimit",
@@ -1511,6 +1544,7 @@ int main(int argc, char **argv)
 	free(s->held.v);
 	free(s->gd_wb.v);
 	free(s->trl_ratio.v);
+	free(s->dirty_to_setpoint.v);
 	free(s->pos_ratio.v);
 	free(s->bwp);
 	tracecmd_close(h);
