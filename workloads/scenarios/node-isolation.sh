@@ -29,7 +29,11 @@ workload() {
 
 check workload_exit          workload.exit == 0
 check kernel_clean           console.problems == 0
-check node0_pressured        trace.pressure.node0.fast_down > 0
+# In mode node (series v2) the bound dirtier's node domain keeps node 0's
+# reclaim away from its dirty pages, so nothing lowers node 0 there (measured
+# 2026-12-05 on 4node-ring: 0 fast-downs, the steering check still passed,
+# unbound share on node 0 0.06)
+check node0_pressured        trace.pressure.node0.fast_down > 0 if mode=off,global
 check global_drops_as_2010   trace.pressure.global.min < 512 if mode=global
 check node_mode_limits_share trace.pressure.global.min >= 768 if mode=node
 check node_mode_sampled      guest.effective_min_sampled >= 768 if mode=node
