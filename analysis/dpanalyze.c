@@ -626,9 +626,9 @@ static void on_balance_dirty_pages(struct state *s, struct tep_record *r)
 		return;
 	s->bdp_calls++;
 	/* both in KB/s in the event; task_ratelimit is dirty_ratelimit times pos_ratio */
-	if (!rd(s->bd.a[BD_DRL], r, &drl) && !rd(s->bd.a[BD_TRL], r, &trl) && drl > 0)
-		dpush(&s->trl_ratio, (double)trl / (double)drl);
 	if (!rd(s->bd.a[BD_DRL], r, &drl)) {
+		if (!rd(s->bd.a[BD_TRL], r, &trl) && drl > 0)
+			dpush(&s->trl_ratio, (double)trl / (double)drl);
 		if (!s->drl_n || (double)drl < s->drl_min)
 			s->drl_min = (double)drl;
 		if (!s->drl_n || (double)drl > s->drl_max)
