@@ -122,6 +122,9 @@ def parse(text, path):
     bps = sc["vars"].get("DISK_WRITE_BPS")
     if bps is not None and not re.fullmatch(r"\d+[KMG]?", bps):
         raise ScenarioError(f"{path}: DISK_WRITE_BPS '{bps}' must be a size like 20M")
+    q = sc["vars"].get("DISK_QUEUE")
+    if q is not None and not re.fullmatch(r"[1-9]\d*x[1-9]\d*[KkMm]", q):
+        raise ScenarioError(f"{path}: DISK_QUEUE '{q}' must be REQUESTSxSIZE like 32x512K")
     t = sc["vars"].get("TIMEOUT", "300")
     if not t.isdigit() or not 10 <= int(t) <= 7200:
         raise ScenarioError(f"{path}: TIMEOUT '{t}' must be 10..7200 seconds")

@@ -350,6 +350,14 @@ sc_case bad-quoting ":2: bad quoting: No closing quotation" "$w
 CLAIM=\"open"
 sc_case disk-bps ": DISK_WRITE_BPS 'fast' must be a size like 20M" "$w
 DISK_WRITE_BPS=fast"
+# DISK_QUEUE is refused before a guest boots, not only when the guest
+# fails to apply it
+sc_case disk-queue-word ": DISK_QUEUE 'deep' must be REQUESTSxSIZE like 32x512K" "$w
+DISK_QUEUE=deep"
+sc_case disk-queue-no-unit ": DISK_QUEUE '32x512' must be REQUESTSxSIZE like 32x512K" "$w
+DISK_QUEUE=32x512"
+sc_case disk-queue-zero ": DISK_QUEUE '0x512K' must be REQUESTSxSIZE like 32x512K" "$w
+DISK_QUEUE=0x512K"
 sc_case timeout-small ": TIMEOUT '5' must be 10..7200 seconds" "$w
 TIMEOUT=5"
 sc_case timeout-word ": TIMEOUT 'soon' must be 10..7200 seconds" "$w
