@@ -181,6 +181,31 @@ r = collect.evaluate([c], {"trace": {"unmeasurable": {"balance_dirty_pages": "no
 print(r["status"], collect.unexpected(r), r["reason"])')
 [ "$out" = "unmeasurable False precondition trace.balance_dirty_pages.calls > 20 not met: metric trace.balance_dirty_pages.calls not in this run (analyser: no balance_dirty_pages events)" ] \
 	&& pass check_precondition_analyser_reason || bad check_precondition_analyser_reason "$out"
+# bandwidth-200m's own checks on a run like CI's of 2026-12-05 (TCG writers
+# throttled 40 times, but under 1 s of bandwidth estimates, so the device's
+# rate was unmeasurable): the run passes, every device-rate claim skipped.
+# Before the fix disk_throttle_holds was judged on `calls > 20` alone and
+# failed as an unmeasurable metric.
+out=$($py - workloads/scenarios/bandwidth-200m.sh <<'PY'
+import sys; sys.path.insert(0, "launch"); import collect, scenario
+sc = scenario.load(sys.argv[1])
+m = {"workload": {"exit": 0}, "console": {"problems": 0},
+     "disk": {"write_bps": 209715200, "write_kBps": 204800.0, "estimate_to_throttle": 0.31},
+     "trace": {"balance_dirty_pages": {"calls": 40}, "counts": {"writeback_written": 900},
+               "bandwidth": {"avg_write_bw_final_kBps": 64000.0, "samples": 3},
+               "unmeasurable": {"bandwidth.device_write_kBps": "under 1 s of estimates with global_dirty_state.nr_written before them"}}}
+r = collect.evaluate(sc["checks"], m, {"mode": "global", "kernel": "patched"})
+print(sorted(c["name"] for c in r if collect.unexpected(c)),
+      sorted(c["name"] for c in r if collect.skipped(c)))
+m["trace"]["bandwidth"].update(device_write_kBps=250000.0, device_span_s=12.0)
+m["disk"]["device_to_throttle"] = 1.22
+r = collect.evaluate(sc["checks"], m, {"mode": "global", "kernel": "patched"})
+print([(c["name"], c["status"]) for c in r if c["name"] == "disk_throttle_holds"])
+PY
+)
+want="[] ['disk_throttle_holds', 'estimate_near_device_high', 'estimate_near_device_low', 'estimate_near_disk_high', 'estimate_near_disk_low']
+[('disk_throttle_holds', 'fail')]"
+[ "$out" = "$want" ] && pass bandwidth_200m_device_rate_unmeasured || bad bandwidth_200m_device_rate_unmeasured "$(tr '\n' '|' <<<"$out")"
 # The run's verdict: a skipped check does not fail it, a failed one does.
 out=$($py -c '
 import sys; sys.path.insert(0, "launch"); import collect, report

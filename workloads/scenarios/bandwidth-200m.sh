@@ -46,9 +46,11 @@ check kernel_clean       console.problems == 0
 # The writers' data reached the disk: writeback is traced whatever the host's
 # speed (and a run without a trace fails here, not silently in the `when`s).
 check writeback_traced   trace.counts.writeback_written > 0
-# QEMU never writes faster than its throttle: judged whenever the writers were
-# throttled at all (the device's rate is measured over the estimates).
-check disk_throttle_holds       disk.device_to_throttle <= 1.1 when trace.balance_dirty_pages.calls > 20
+# QEMU never writes faster than its throttle: judged whenever the device's
+# rate was measured, i.e. over at least 1 s of estimates.  Being throttled is
+# not enough: CI's TCG writers were throttled 40 times (2026-12-05) yet gave
+# under 1 s of estimates at 200 MiB/s, and the rate was unmeasurable.
+check disk_throttle_holds       disk.device_to_throttle <= 1.1 when trace.bandwidth.device_span_s >= 1
 # The estimate: never above the throttle by more than the claim's 10%, and
 # within 10% of what the device wrote (bandwidth-20m says why the device).
 check estimate_near_disk_high   disk.estimate_to_throttle <= 1.1 when disk.device_to_throttle >= 0.9 when trace.bandwidth.device_span_s >= 10
