@@ -43,6 +43,12 @@ args=$($py launch/topology.py qemu-args 2node-hotplug | tr '\n' ' ')
 	pass qemu_dimm || bad qemu_dimm "$args"
 args=$($py launch/topology.py qemu-args 2node-asym | tr '\n' ' ')
 [[ $args != *"slots="* && $args != *"pc-dimm"* ]] && pass qemu_no_dimm || bad qemu_no_dimm "$args"
+# 64node: 64 memdevs of 128M, CPUs on nodes 0 and 1 only, all 2016 distance pairs.
+args=$($py launch/topology.py qemu-args 64node | tr '\n' ' ')
+[ "$(grep -o 'memory-backend-ram,id=mem[0-9]*,size=128M' <<<"$args" | wc -l)" -eq 64 ] &&
+	[ "$(grep -o 'dist,src' <<<"$args" | wc -l)" -eq 2016 ] && [ "$(grep -o ',cpus=' <<<"$args" | wc -l)" -eq 2 ] &&
+	[[ $args == *"-smp 2,sockets=2,cores=1,threads=1 -m 8192M"* && $args == *"-numa node,nodeid=63,memdev=mem63 "* ]] &&
+	pass qemu_64node || bad qemu_64node "$(head -c 300 <<<"$args")"
 
 # The guest-view check catches each kind of mismatch.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -72,6 +78,24 @@ out=$($py launch/topology.py check 2node-hotplug "$tmp/hp-short"); rc=$?
 [ $rc -eq 1 ] && [[ $out == *"node 0: MemTotal 1400000 kB"*"less 64 MiB of SWIOTLB"* ]] && pass guest_view_dimm_short || bad guest_view_dimm_short "rc=$rc $out"
 out=$($py launch/topology.py check 2node-hotplug "$tmp/hp-offline"); rc=$?
 [ $rc -eq 1 ] && [[ $out == *"node 1: MemTotal 0 kB, file says 524288 kB"* ]] && pass guest_view_dimm_missing || bad guest_view_dimm_missing "rc=$rc $out"
+
+# 64node (8G): QEMU keeps 3 GiB below 4 GiB, so the SWIOTLB's 64 MiB come
+# off node 23, the node ending at 3 GiB (measured: 62868 kB against its
+# neighbours' 128404 kB); off any other node it is a mismatch.
+v64() { awk -v short="$1" -v kb="$2" 'BEGIN { for (n = 0; n < 64; n++) {
+	d = ""; for (m = 0; m < 64; m++) d = d (m ? "," : "") (m == n ? 10 : 20)
+	printf "node %d cpulist=%s memtotal_kb=%d distance=%s\n", n, n < 2 ? n : "",
+		n == 0 ? 110672 : n == short ? kb : 128404, d } }'; }
+v64 23 62868 >"$tmp/v64"
+v64 22 62868 >"$tmp/v64-22"
+out=$($py launch/topology.py check 64node "$tmp/v64"); rc=$?
+[ $rc -eq 0 ] && pass guest_view_64node_swiotlb || bad guest_view_64node_swiotlb "rc=$rc $out"
+out=$($py launch/topology.py check 64node "$tmp/v64-22"); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"node 22: MemTotal 62868 kB, file says 131072 kB"* ]] && [[ $out != *"node 23"* ]] \
+	&& pass guest_view_64node_short || bad guest_view_64node_short "rc=$rc $out"
+out=$($py -c 'import sys; sys.path.insert(0, "launch"); import topology as t
+print(*[t.swiotlb_node(t.load("topologies/" + n)) for n in ("64node", "2node-hotplug", "2node-asym", "8node-tiny")])')
+[ "$out" = "23 0 None None" ] && pass swiotlb_node_rule || bad swiotlb_node_rule "$out"
 
 # A KASAN kernel's shadow (1/8 of memory) and image land on the boot node:
 # 189948 kB measured on 2node-asym's 512 MiB node 0.  Allowed with --kasan
