@@ -215,6 +215,8 @@ struct state {
 
 	/* global_dirty_state's dirty and writeback pages, per sample */
 	struct dvec gd_wb;
+	/* global_dirty_state at pressure 0: time, freerun ceiling, nr_written (the floor) */
+	struct dvec gz_t, gz_freerun, gz_written;
 	double gd_dirty_peak, gd_wb_peak, gd_sum_peak;
 
 	/* balance_dirty_pages: task_ratelimit / dirty_ratelimit, and the series v2 fields */
@@ -591,6 +593,13 @@ static void on_global_dirty_state(struct state *s, struct tep_record *r, double 
 	}
 	if (!s->gd.a[GD_PRESSURE] || rd(s->gd.a[GD_PRESSURE], r, &p))
 		return;
+	/* at pressure 0 the scaled freerun ceiling is min(stock ceiling, floor) */
+	if (p == 0 && !isnan(s->gd_written) && s->gd_written_t == t &&
+	    !rd(s->gd.a[GD_FREERUN], r, &d)) {
+		dpush(&s->gz_t, t);
+		dpush(&s->gz_freerun, (double)d);
+		dpush(&s->gz_written, s->gd_written);
+	}
 	if (s->gd_have) {
 		s->gd_pint += s->gd_plast * (t - s->gd_tlast);
 	} else {
@@ -1173,6 +1182,54 @@ static void set_pcts(struct jval *o, const char *prefix, struct dvec *d)
 	j_set(o, key, j_num(d->v[d->n - 1]));
 }
 
+/*
+ * The floor of the scaled limits (series v2: one second of the machine's
+ * writeout).  At pressure 0 the global freerun ceiling is min(stock ceiling,
+ * floor), so over the second half of the pressure-0 global_dirty_state events
+ * (every caller's: writers, flushers, /proc/vmstat readers) the ceiling is
+ * given in seconds of the writeout the trace measured over the same window
+ * (nr_written).  A floor taken from one wb, or none for a caller without a
+ * wb, shows as a spread between callers.
+ */
+static void metrics_floor(struct state *s, struct jval *m)
+{
+	struct dvec secs_v = { 0 };
+	struct jval *f;
+	size_t n = s->gz_t.n, k;
+	double rate;
+
+	if (!s->gd.a[GD_FREERUN] || !s->gd.a[GD_WRITTEN]) {
+		unmeasurable(m, "floor", "global_dirty_state has no freerun or nr_written field");
+		return;
+	}
+	if (n < 4) {
+		unmeasurable(m, "floor", "fewer than 4 global_dirty_state events at pressure 0");
+		return;
+	}
+	for (k = 0; k < n && s->gz_t.v[k] < (s->gz_t.v[0] + s->gz_t.v[n - 1]) / 2; k++)
+		;
+	if (n - k < 2 || s->gz_t.v[n - 1] - s->gz_t.v[k] < 1.0) {
+		unmeasurable(m, "floor", "under 1 s of global_dirty_state events at pressure 0");
+		return;
+	}
+	rate = (s->gz_written.v[n - 1] - s->gz_written.v[k]) / (s->gz_t.v[n - 1] - s->gz_t.v[k]);
+	f = j_child(m, "floor");
+	j_set(f, "events_at_zero", j_num((double)n));
+	j_set(f, "late_events", j_num((double)(n - k)));
+	j_set(f, "writeout_pages_per_s", j_num(rate));
+	if (rate <= 0) {
+		unmeasurable(m, "floor.freerun_seconds_min", "nothing written in the late half");
+		return;
+	}
+	for (size_t i = k; i < n; i++)
+		dpush(&secs_v, s->gz_freerun.v[i] / rate);
+	qsort(secs_v.v, secs_v.n, sizeof(double), dcmp);
+	j_set(f, "freerun_seconds_min", j_num(secs_v.v[0]));
+	j_set(f, "freerun_seconds_p50", j_num(pct(&secs_v, 50)));
+	j_set(f, "freerun_seconds_max", j_num(secs_v.v[secs_v.n - 1]));
+	free(secs_v.v);
+}
+
 /* Dirty and writeback pages of the global domain, and what the throttle compared them
  * against (balance_dirty_pages fires only when a task is past the freerun ceiling). */
 static void metrics_dirty_throttle(struct state *s, struct jval *m)
@@ -1499,6 +1556,7 @@ int main(int argc, char **argv)
 	metrics_bandwidth(s, m);
 	metrics_reclaim(s, m);
 	metrics_dirty_throttle(s, m);
+	metrics_floor(s, m);
 	if (s->bad_nid)
 		j_set(m, "events_with_bad_nid", j_num((double)s->bad_nid));
 	for (int i = 0; i < nextra; i++)
@@ -1543,6 +1601,9 @@ int main(int argc, char **argv)
 	free(s->pauses.v);
 	free(s->held.v);
 	free(s->gd_wb.v);
+	free(s->gz_t.v);
+	free(s->gz_freerun.v);
+	free(s->gz_written.v);
 	free(s->trl_ratio.v);
 	free(s->dirty_to_setpoint.v);
 	free(s->pos_ratio.v);
