@@ -1,5 +1,6 @@
 #!/bin/bash
-# Boot the patched kernel with only the KUnit suite dirty_pressure, print its
+# Boot the patched kernel with only the KUnit suites dirty_pressure* (the
+# arithmetic, page-writeback's scaling, the debugfs parsers), print their
 # KTAP and a summary.  No root filesystem: the executor runs before init and
 # kunit_shutdown=poweroff ends the guest.  With --tap, print one PASS:/FAIL:
 # line per test case instead (the tests/run protocol).
@@ -15,7 +16,7 @@ log=$obj/kunit.log
 t0=$(date +%s.%N)
 timeout 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
 	-bios /usr/share/qemu/qboot.rom -kernel "$bz" -display none -monitor none -no-reboot \
-	-serial stdio -append "console=ttyS0 kunit.filter_glob=dirty_pressure kunit_shutdown=poweroff panic=-1 oops=panic" \
+	-serial stdio -append "console=ttyS0 kunit.filter_glob=dirty_pressure* kunit_shutdown=poweroff panic=-1 oops=panic" \
 	>"$log" 2>&1
 rc=$?
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
@@ -23,15 +24,23 @@ wall=$(echo "$(date +%s.%N) - $t0" | bc)
 ktap=$(tr -d '\r' <"$log" | sed -n 's/^\[ *[0-9.]*\] //p' | sed -n '/^KTAP version\|^TAP version/,$p' | grep -E '^ *(KTAP|TAP|1\.\.|ok |not ok |# )')
 cases_ok=$(echo "$ktap" | grep -cE '^ {4}ok ')
 cases_bad=$(echo "$ktap" | grep -cE '^ {4}not ok ')
-suite=$(echo "$ktap" | grep -E '^(ok|not ok) [0-9]+ dirty_pressure' | head -1)
+# every suite of the series must report, whatever order the executor takes
+suites="dirty_pressure dirty_pressure_writeback dirty_pressure_debugfs"
+missing=
+for s in $suites; do
+	echo "$ktap" | grep -qE "^(ok|not ok) [0-9]+ $s\$" || missing="$missing $s"
+done
+suite=$([ -z "$missing" ] && echo all)
 if [ $tap -eq 1 ]; then
 	[ $rc -eq 0 ] || echo "FAIL: kunit_boot: qemu exited $rc (log ${log#$top/})"
-	[ -n "$suite" ] || echo "FAIL: kunit_suite_present: no dirty_pressure suite in the KTAP (log ${log#$top/})"
+	[ -n "$suite" ] && echo "PASS: kunit_suites_present ($suites)" ||
+		echo "FAIL: kunit_suites_present: missing from the KTAP:$missing (log ${log#$top/})"
 	echo "$ktap" | awk -v kl="${log#$top/}" '/^    ok / { print "PASS: kunit." $3 } /^    not ok / { print "FAIL: kunit." $4 ": see " kl }'
 	[ "$cases_ok" -ge 20 ] && echo "PASS: kunit_at_least_20_cases" || echo "FAIL: kunit_at_least_20_cases: $cases_ok passed"
 else
 	echo "$ktap"
-	printf 'kunit: suite dirty_pressure: %d passed, %d failed (%.1f s wall, log %s)\n' \
+	[ -z "$missing" ] || echo "kunit: suites missing from the KTAP:$missing"
+	printf 'kunit: suites dirty_pressure*: %d passed, %d failed (%.1f s wall, log %s)\n' \
 		"$cases_ok" "$cases_bad" "$wall" "${log#$top/}"
 fi
 [ $rc -eq 0 ] && [ -n "$suite" ] && [ "$cases_bad" -eq 0 ] && [ "$cases_ok" -gt 0 ]
