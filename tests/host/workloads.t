@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host checks of the workloads (dirtier, hog, dpfuzz): build, --help, one
+# Host checks of the workloads (dirtier, hog, dpfuzz, truncloop): build, --help, one
 # check per bad-input class (exact line, exit 2), pacing, reports, verify
 # against a corrupted file, signals, valgrind and ASan/UBSan.  dpfuzz runs
 # against tests/host/dpfuzz-sim.c, an LD_PRELOAD stand-in for the debugfs
@@ -21,19 +21,20 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # ---- build: quiet, incremental ----
 out=$(make -s -C "$top/workloads" 2>&1); rc=$?
-if [ $rc -ne 0 ] || [ ! -x "$bin/dirtier" ] || [ ! -x "$bin/hog" ] || [ ! -x "$bin/dpfuzz" ]; then
+if [ $rc -ne 0 ] || [ ! -x "$bin/dirtier" ] || [ ! -x "$bin/hog" ] || [ ! -x "$bin/dpfuzz" ] ||
+	[ ! -x "$bin/truncloop" ]; then
 	fail build "make -C workloads exit $rc: $(printf '%s' "$out" | head -3)"
 	exit 1
 fi
 [ -z "$out" ]; check build-quiet $? "make printed: $(printf '%s' "$out" | head -2)"
-before=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog" "$bin/dpfuzz")
+before=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog" "$bin/dpfuzz" "$bin/truncloop")
 out=$(make -C "$top/workloads" 2>&1)
-after=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog" "$bin/dpfuzz")
+after=$(stat -c %Y.%s "$bin/dirtier" "$bin/hog" "$bin/dpfuzz" "$bin/truncloop")
 [ -z "$out" ] && [ "$before" = "$after" ]
 check build-incremental $? "second make printed '$out' or rebuilt"
 
 # ---- --help ----
-for p in dirtier hog dpfuzz; do
+for p in dirtier hog dpfuzz truncloop; do
 	out=$("$bin/$p" --help 2>"$t/err"); rc=$?
 	[ $rc -eq 0 ] && [ "${out#Usage: $p }" != "$out" ] && [ ! -s "$t/err" ]
 	check "$p-help" $? "exit $rc, stdout '$(printf '%s' "$out" | head -1)'"
@@ -168,6 +169,29 @@ bad dpfuzz-report-dir "dpfuzz: --report $t/none/r.json: cannot create: No such f
 	dpfuzz --dir "$t/vm" --report "$t/none/r.json"
 bad dpfuzz-not-debugfs "dpfuzz: cannot parse $t/vm/dirty_pressure: \"\" (0 bytes)" \
 	dpfuzz --dir "$t/vm"
+bad truncloop-unknown-option "truncloop: unknown option '--round' (see --help)" \
+	truncloop --file f --size 1M --round 2
+bad truncloop-missing-file "truncloop: --file is required" truncloop --size 1M
+bad truncloop-missing-size "truncloop: --size is required" truncloop --file f
+bad truncloop-size-zero "truncloop: --size must be greater than 0" truncloop --file f --size 0
+bad truncloop-bad-size "truncloop: --size: bad size '8Mi' (want an integer with optional K, M, G or T suffix)" \
+	truncloop --file f --size 8Mi
+bad truncloop-size-multiple "truncloop: --size 100000 is not a multiple of --bs 65536" \
+	truncloop --file f --size 100000
+bad truncloop-bs-range "truncloop: --bs 0: want 1 to 67108864" truncloop --file f --size 1M --bs 0
+bad truncloop-rounds-zero "truncloop: --rounds must be at least 1" truncloop --file f --size 1M --rounds 0
+bad truncloop-duration-zero "truncloop: --duration must be more than 0 seconds" \
+	truncloop --file f --size 1M --duration 0
+bad truncloop-rounds-duration "truncloop: --rounds and --duration exclude each other" \
+	truncloop --file f --size 1M --rounds 2 --duration 1
+bad truncloop-warmup-negative "truncloop: --warmup: bad number '-1' (want a non-negative integer)" \
+	truncloop --file f --size 1M --warmup -1
+bad truncloop-node-range "truncloop: --node $((maxnode + 1)): no such node (nodes 0..$maxnode)" \
+	truncloop --file f --size 1M --node $((maxnode + 1))
+bad truncloop-file-dir "truncloop: --file $t/none/f: cannot create: No such file or directory" \
+	truncloop --file "$t/none/f" --size 1M
+bad truncloop-report-dir "truncloop: --report $t/none/r.json: cannot create: No such file or directory" \
+	truncloop --file f --size 1M --report "$t/none/r.json"
 [ ! -e "$t/f" ]; check bad-input-writes-nothing $? "a rejected dirtier created its --file"
 # every class of dpfuzz is in its --help
 out=$("$bin/dpfuzz" --help)
@@ -548,11 +572,39 @@ else
 	fail dpfuzz-sim "cannot build tests/host/dpfuzz-sim.c: $(head -1 "$t/err")"
 fi
 
+# ---- truncloop: rounds, report, the file left empty ----
+"$bin/truncloop" --file "$t/tl" --size 1M --bs 16K --rounds 5 --warmup 2 --node 0 \
+	--report "$t/tl.json" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ] && [ -f "$t/tl" ] && [ ! -s "$t/tl" ]
+check truncloop-run $? "exit $rc, file $(stat -c %s "$t/tl" 2>&1) bytes: $(head -1 "$t/err")"
+jq -e '.program == "truncloop" and .status == "complete" and .rounds == 5 and .warmup_rounds == 2
+	and .writes == 320 and .bytes_written == 5242880 and .pages_written == 5242880 / .page_bytes
+	and .node == 0 and .policy == "bind" and .ns_per_page > 0
+	and (.ns_per_page - (.write_ns_per_page + .truncate_ns_per_page) | fabs) < 0.01
+	and (.pages_per_s * .ns_per_page / 1e9 - 1 | fabs) < 0.001
+	and .round_ns_per_page_min <= .round_ns_per_page_p50
+	and .round_ns_per_page_p50 <= .round_ns_per_page_max * 1.0001
+	and .write_lat_p50_us <= .write_lat_max_us' "$t/tl.json" >/dev/null
+check truncloop-report $? "$(jq -c '{status,rounds,writes,bytes_written,pages_written,ns_per_page,write_ns_per_page,truncate_ns_per_page,pages_per_s}' "$t/tl.json" 2>&1)"
+s=$(ms)
+"$bin/truncloop" --file "$t/tl" --size 256K --duration 0.5 --report "$t/tld.json" 2>"$t/err"; rc=$?
+el=$(( $(ms) - s ))
+[ $rc -eq 0 ] && [ $el -ge 500 ] && [ $el -le 3000 ] &&
+	jq -e '.status == "complete" and .rounds >= 1 and .elapsed_s >= 0.5 and .duration_s_requested == 0.5
+		and .rounds_requested == 0 and .node == -1 and .policy == "default"' "$t/tld.json" >/dev/null
+check truncloop-duration $? "exit $rc after $el ms: $(jq -c '{status,rounds,elapsed_s}' "$t/tld.json" 2>&1)"
+"$bin/truncloop" --file "$t/tl" --size 64M --bs 64K --rounds 100000 --report "$t/tls.json" 2>/dev/null & pid=$!
+sleep 0.5; kill -TERM $pid; wait $pid; rc=$?
+[ $rc -eq 143 ] && jq -e '.status == "interrupted" and .signal == 15' "$t/tls.json" >/dev/null
+check truncloop-sigterm-report $? "exit $rc $(jq -c '{status,signal,rounds}' "$t/tls.json" 2>&1)"
+
 # ---- valgrind and ASan/UBSan on short runs of each ----
 # short_PROG BINDIR NAME [WRAPPER...]
 short_dirtier() { local b=$1 n=$2; shift 2
 	"$@" "$b/dirtier" --file "$t/$n" --size 2M --bs 16K --rate 16M --fsync every=8 \
 		--verify --no-drop-caches --report "$t/$n.json" --latency-log "$t/$n.lat"; }
+short_truncloop() { local b=$1 n=$2; shift 2
+	"$@" "$b/truncloop" --file "$t/$n" --size 1M --bs 16K --rounds 3 --node 0 --report "$t/$n.json"; }
 short_hog() { local b=$1 n=$2; shift 2
 	"$@" "$b/hog" --size 8M --node 0 --touch random --passes 2 --ramp 0.1 --release \
 		--report "$t/$n.json"; }
@@ -566,7 +618,7 @@ short_dpfuzz() { local b=$1 n=$2 cl=$dpclasses,bad_buffer; shift 2
 		--report "$t/$n.json"; }
 if command -v valgrind >/dev/null; then
 	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible"
-	for p in dirtier hog dpfuzz; do
+	for p in dirtier hog dpfuzz truncloop; do
 		$vg "$bin/$p" --help >/dev/null 2>"$t/err"; rc1=$?
 		"short_$p" "$bin" "vg$p" $vg 2>"$t/err"; rc=$?
 		[ $rc1 -eq 0 ] && [ $rc -eq 0 ] && [ ! -s "$t/err" ]
@@ -579,7 +631,7 @@ out=$(make -s -C "$top/workloads" asan 2>&1); rc=$?
 if [ $rc -eq 0 ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	for p in dirtier hog dpfuzz; do
+	for p in dirtier hog dpfuzz truncloop; do
 		"short_$p" "$asan" "as$p" 2>"$t/err"; rc=$?
 		[ $rc -eq 0 ] && [ ! -s "$t/err" ]
 		check "asan-$p" $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
