@@ -34,7 +34,7 @@ help:
 	@echo "  make matrix [TOPOS=a,b] [SCENARIOS=] [MODES=] [LRU=classic,mglru] [KERNELS=] [JOBS=n] [RERUN=1]"
 	@echo "                            scenarios x topologies x modes, resumable; report in results/<matrix>/report.{md,html}"
 	@echo "  make matrix-smoke         every topology and scenario once (make test runs it: tests/lab/30-matrix-smoke.t)"
-	@echo "  make bench [SCENARIOS=] [REPEATS=3]   repeated A/B runs (off, global, node, stock): medians and spread"
+	@echo "  make bench [SCENARIOS=] [TOPOS=] [REPEATS=3]   repeated A/B runs (off, global, node, stock): medians and spread"
 	@echo "  make deps                 install missing Debian packages ($(words $(DEB_PACKAGES)) packages)"
 	@echo "  make tools                build the workloads and the analyser into $(BIN)/"
 	@echo "  make docs                 regenerate docs/scenarios.md from the scenarios and results/"

@@ -15,7 +15,9 @@ it runs once per topology/scenario/LRU, as mode off: the reference cell.
 --smoke: every topology and every scenario at least once, modes rotated
 across the cells, LRU (default classic,mglru) across the smoke scenario's.  --bench: each scenario on its first topology, every
 mode plus stock, --repeats times (default 3), for medians and spreads
-(default scenarios: imbalance, cp, smallfiles, those that exist).
+(default scenarios: imbalance, cp, smallfiles, those that exist); a scenario
+whose comparison is across topologies names them in BENCH_TOPOLOGIES= (cost:
+2 nodes against 64), and --topos runs the bench on every topology it lists.
 
 A cell whose result.json exists is skipped (resume) unless --rerun.  A cell
 that outlives --cell-timeout (default 2 x the scenario's TIMEOUT + 120 s) is
@@ -102,11 +104,18 @@ def load_scenarios(sdir, names, topologies):
         for t in topos:
             if t not in topologies:
                 raise BadInput(f"{where}: TOPOLOGIES names unknown topology '{t}'")
+        # BENCH_TOPOLOGIES="a b": the bench runs it on each of them, not
+        # only on its first topology
+        bench_topos = v.get("BENCH_TOPOLOGIES", "").split()
+        for t in bench_topos:
+            if t not in topologies:
+                raise BadInput(f"{where}: BENCH_TOPOLOGIES names unknown topology '{t}'")
         modes = v.get("MODES", "").split() or list(MODES)
         for m in modes:
             if m not in MODES:
                 raise BadInput(f"{where}: MODES names unknown mode '{m}'")
-        out[n] = {"topos": topos, "modes": [m for m in MODES if m in modes],
+        out[n] = {"topos": topos, "bench_topos": bench_topos or topos[:1],
+                  "modes": [m for m in MODES if m in modes],
                   "smoke_skip": v.get("SMOKE_SKIP"),
                   "timeout": int(v.get("TIMEOUT", "300"))}
     return out
@@ -176,6 +185,13 @@ def smoke_cells(scens, topos, modes, lrus, kernels, variant, topologies):
             lru = lrus[nsmoke % len(lrus)]
             nsmoke += 1
         cells.append(cell(t, s, m, "patched" if "patched" in kernels else kernels[0], lru, variant))
+    # The smoke scenario runs under every LRU of the selection even when
+    # the claim scenarios left it a single topology: the rest on that one.
+    first = next((c for c in cells if c["scenario"] == "smoke"), None)
+    if first:
+        for lru in lrus:
+            if not any(c["scenario"] == "smoke" and c["lru"] == lru for c in cells):
+                cells.append(cell(first["topology"], "smoke", first["mode"], first["kernel"], lru, variant))
     if "stock" in kernels and "patched" in kernels and plan:
         t, s = plan[-1]
         cells.append(cell(t, s, "off", "stock", lrus[0], variant))
@@ -183,16 +199,19 @@ def smoke_cells(scens, topos, modes, lrus, kernels, variant, topologies):
 
 
 def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
+    """Each scenario on its first topology (or on its BENCH_TOPOLOGIES, or on
+    every one of --topos), every mode plus stock, repeated."""
     cells = []
     for s, info in scens.items():
-        t = (topos or info["topos"])[0]
         for lru in lrus:
-            # Repeats interleave the modes (r1 of each, then r2...), so slow
-            # drift of a shared machine spreads over all modes alike.
+            # Repeats interleave the modes and topologies (r1 of each, then
+            # r2...), so slow drift of a shared machine spreads over all
+            # modes alike, and over the topologies a ratio is compared across.
             for r in range(1, repeats + 1):
-                for k in kernels:
-                    for m in (["off"] if k == "stock" else modes or info["modes"]):
-                        cells.append(cell(t, s, m, k, lru, variant, r))
+                for t in topos or info["bench_topos"]:
+                    for k in kernels:
+                        for m in (["off"] if k == "stock" else modes or info["modes"]):
+                            cells.append(cell(t, s, m, k, lru, variant, r))
     return cells
 
 

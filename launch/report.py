@@ -107,6 +107,13 @@ def files_per_s(m):
     return v if v is not None else _workload_sum(m, ("files_per_s",))
 
 
+def pages_per_bdp(m):
+    # cost: every balance_dirty_pages() entry computes the global limits,
+    # which trace global_dirty_state (a few more come from the flusher)
+    p, n = _get(m, "guest.loop_pages_total"), _get(m, "trace.counts.global_dirty_state")
+    return None if p is None or not n else p / n
+
+
 # key, label, how it is computed (printed under the tables), function
 METRICS = [
     ("file_pageout", "file pageout (pages)", "vmstat_delta.nr_vmscan_write - vmstat_delta.pswpout",
@@ -127,7 +134,16 @@ METRICS = [
      lambda m: _get(m, "trace.balance_dirty_pages.pause_p99_ms")),
     ("files_per_s", "fs_mark files/s", "guest.fs_mark_files_per_s (sum of guest.*files_per_s)",
      files_per_s),
+    # cost: the write() path below every limit (truncloop), its ratio is to stock
+    ("ns_per_page", "write path ns per page", "guest.ns_per_page",
+     lambda m: _get(m, "guest.ns_per_page")),
+    ("pages_per_s", "pages dirtied per s", "guest.pages_per_s",
+     lambda m: _get(m, "guest.pages_per_s")),
+    ("pages_per_bdp", "pages per balance_dirty_pages() entry",
+     "guest.loop_pages_total / trace.counts.global_dirty_state", pages_per_bdp),
 ]
+# Measures of the series' own cost: against the stock kernel, not mode off.
+VS_STOCK = ("ns_per_page", "pages_per_s", "pages_per_bdp")
 # Always in the A/B tables; the others only where some cell has them.
 CORE = ("file_pageout", "immediate_reclaim", "pgscan_direct", "allocstall", "oom_kill",
         "throughput", "pause_p99")
@@ -420,7 +436,31 @@ def ab_blocks(scen, glist, used):
         if nrep > 1:
             note += f"; median of up to {nrep} repeats (min..max), [n/N] where some repeats lack the value"
         blocks += [("p", note), ("table", hdr, rows)]
+        blocks += stock_block(lab, cols, used, nrep)
     return blocks
+
+
+def stock_block(lab, cols, used, nrep):
+    """The series' cost (VS_STOCK metrics): each kernel/mode with its ratio
+    to the stock kernel, which has none of the series."""
+    keys = [k for k in VS_STOCK if k in used]
+    if "stock" not in cols or not keys:
+        return []
+    present = [lbl for _, _, lbl in COLUMNS if lbl in cols and lbl != "stock"]
+    hdr = ["metric", "stock"]
+    for lbl in present:
+        hdr += [lbl, f"{lbl}/stock"]
+    label = {k: lbl for k, lbl, _, _ in METRICS}
+    rows = []
+    for key in keys:
+        s = {lbl: summary([c["values"][key] for c in cols.get(lbl, [])]) for lbl in ["stock"] + present}
+        base = s["stock"][0] if s["stock"] else None
+        row = [label[key], fmt_summary(s["stock"], nrep)]
+        for lbl in present:
+            row += [fmt_summary(s[lbl], nrep), fmt_ratio(ratio(s[lbl][0] if s[lbl] else None, base))]
+        rows.append(row)
+    return [("p", f"`{lab}` against the stock kernel (the series' cost: ratio 1.00 is free)"),
+            ("table", hdr, rows)]
 
 
 def bench_blocks(cells):
@@ -459,8 +499,24 @@ def bench_blocks(cells):
                         verdict = f">= {1 + test:.0%} of off" if r >= 1 + test else f"BELOW {1 + test:.0%} of off"
                     rows.append([where, what, f"{lbl} vs off", fmt_summary(off, 2), fmt_summary(x, 2),
                                  fmt_ratio(r), verdict])
+            for key in VS_STOCK:
+                st = med("stock", key)
+                for lbl in ("off", "global", "node"):
+                    x = med(lbl, key)
+                    if lbl not in cols or "stock" not in cols or (st is None and x is None):
+                        continue
+                    if st is None or x is None:
+                        verdict = "n/a"
+                    elif min(st[3], x[3]) < 2:
+                        verdict = "needs >= 2 repeats"
+                    else:
+                        verdict = "same within noise" if x[1] <= st[2] and st[1] <= x[2] else "DIFFERS"
+                    rows.append([where, label[key], f"{lbl} vs stock", fmt_summary(st, 2), fmt_summary(x, 2),
+                                 fmt_ratio(ratio(x[0] if x else None, st[0] if st else None)), verdict])
             if "stock" in cols and "off" in cols:
-                for key, label, _, _ in METRICS:
+                for key, label_, _, _ in METRICS:
+                    if key in VS_STOCK:
+                        continue        # compared with stock above
                     off, st = med("off", key), med("stock", key)
                     if off is None and st is None:
                         continue
@@ -471,7 +527,7 @@ def bench_blocks(cells):
                     else:
                         # Indistinguishable: the two ranges of repeats overlap.
                         verdict = "same within noise" if st[1] <= off[2] and off[1] <= st[2] else "DIFFERS"
-                    rows.append([where, label, "stock vs off", fmt_summary(off, 2), fmt_summary(st, 2),
+                    rows.append([where, label_, "stock vs off", fmt_summary(off, 2), fmt_summary(st, 2),
                                  fmt_ratio(ratio(st[0] if st else None, off[0] if off else None)), verdict])
     if not rows:
         return []
@@ -479,7 +535,8 @@ def bench_blocks(cells):
             ("p", "Medians of the repeats with min..max. Throughput must stay within 3% of mode off "
                   "and fs_mark files/s within 5% (issue 4's smallfiles claim: >= 95% of off); "
                   "the stock kernel and the series in mode off are the same within noise when the "
-                  "ranges of their repeats overlap."),
+                  "ranges of their repeats overlap. The write path's cost (scenario cost) is compared "
+                  "with the stock kernel in every mode, by the same rule."),
             ("table", ["scenario / topology", "metric", "comparison", "baseline", "other", "ratio",
                        "verdict"], rows)]
 

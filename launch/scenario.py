@@ -26,8 +26,8 @@ import shlex
 import sys
 
 OPS = ("==", "!=", "<", "<=", ">", ">=")
-SETTINGS = ("CLAIM", "TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT", "TRACE_BUFFER_KB",
-            "DISK_WRITE_BPS", "DISK_QUEUE", "CMDLINE", "STANDALONE", "SMOKE_SKIP")
+SETTINGS = ("CLAIM", "TOPOLOGIES", "BENCH_TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT",
+            "TRACE_BUFFER_KB", "DISK_WRITE_BPS", "DISK_QUEUE", "CMDLINE", "STANDALONE", "SMOKE_SKIP")
 CONDITIONS = {"mode": ("off", "global", "node"), "kernel": ("patched", "stock")}
 _SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")

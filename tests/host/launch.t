@@ -112,6 +112,12 @@ out=$($py launch/topology.py check 2node-asym "$tmp/kasan-short" --kasan); rc=$?
 for s in workloads/scenarios/*.sh; do
 	out=$($py launch/scenario.py validate "$s" 2>&1) && pass "scenario_valid.$(basename "$s" .sh)" || bad "scenario_valid.$(basename "$s" .sh)" "$out"
 done
+# ... and the guest's copy (check lines commented out, as run.py writes it)
+# is valid POSIX sh for the guest's /bin/sh
+for s in workloads/scenarios/*.sh; do
+	sed 's/^\([[:space:]]*check \)/#\1/' "$s" >"$tmp/guest.sh"
+	out=$(sh -n "$tmp/guest.sh" 2>&1) && pass "scenario_guest_sh.$(basename "$s" .sh)" || bad "scenario_guest_sh.$(basename "$s" .sh)" "$out"
+done
 printf 'workload() { :; }\ncheck x a.b ~= 1\n' >"$tmp/bad-op.sh"
 printf 'workload() { :; }\ncheck x a.b == many\n' >"$tmp/bad-val.sh"
 printf 'check x a.b == 1\n' >"$tmp/no-workload.sh"

@@ -48,6 +48,29 @@ out=$(m --bench --scenarios alpha --repeats 3 --list)
 [ "$(wc -l <<<"$out")" -eq 9 ] && grep -qx 'uma-alpha-off-stock-r3' <<<"$out" && ! grep -q 2node-asym <<<"$out" \
 	&& pass enum_bench_repeats || bad enum_bench_repeats "$out"
 
+# A scenario's BENCH_TOPOLOGIES: the bench runs it on each, repeats
+# interleaved across them; --topos replaces them (every one it lists).
+cat >"$tmp/sc/delta.sh" <<'S'
+TOPOLOGIES="uma 2node-sym 4node-ring"
+BENCH_TOPOLOGIES="uma 4node-ring"
+workload() { :; }
+S
+out=$(m --bench --scenarios delta --repeats 2 --kernels patched,stock --modes off --list | tr '\n' ' ')
+[ "$out" = "uma-delta-off-patched-r1 uma-delta-off-stock-r1 4node-ring-delta-off-patched-r1 4node-ring-delta-off-stock-r1 uma-delta-off-patched-r2 uma-delta-off-stock-r2 4node-ring-delta-off-patched-r2 4node-ring-delta-off-stock-r2 " ] \
+	&& pass enum_bench_topologies || bad enum_bench_topologies "$out"
+out=$(m --bench --scenarios alpha --topos uma,2node-sym --repeats 1 --kernels patched --modes off --list | tr '\n' ' ')
+[ "$out" = "uma-alpha-off-patched-r1 2node-sym-alpha-off-patched-r1 " ] && pass enum_bench_topos_all \
+	|| bad enum_bench_topos_all "$out"
+printf 'BENCH_TOPOLOGIES="uma venus"\nworkload() { :; }\n' >"$tmp/sc/gamma.sh"
+out=$(m --bench --scenarios gamma --list 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"gamma.sh: BENCH_TOPOLOGIES names unknown topology 'venus'" ]] \
+	&& pass bad_input.bench_topologies || bad bad_input.bench_topologies "rc=$rc $out"
+rm "$tmp/sc/gamma.sh" "$tmp/sc/delta.sh"
+# the shipped cost scenario: both its topologies in the bench, all four columns
+out=$($py launch/matrix.py --bench --scenarios cost --repeats 1 --list | tr '\n' ' ')
+[ "$out" = "2node-sym-cost-off-patched-r1 2node-sym-cost-global-patched-r1 2node-sym-cost-node-patched-r1 2node-sym-cost-off-stock-r1 64node-cost-off-patched-r1 64node-cost-global-patched-r1 64node-cost-node-patched-r1 64node-cost-off-stock-r1 " ] \
+	&& pass enum_bench_cost || bad enum_bench_cost "$out"
+
 # Smoke, on the shipped scenarios and topologies: each at least once, modes rotate.
 out=$($py launch/matrix.py --smoke --list 2>"$tmp/smoke.err")
 miss=""
@@ -275,6 +298,36 @@ grep -q '^Not plotted, 0 or n/a in every cell: immediate reclaim (pages), direct
 grep -q '^| cp on uma | file pageout (pages) | stock vs off | .* | DIFFERS |' "$md" && \
 	grep -q '^| cp on uma | throughput (MiB/s) | stock vs off | .* | same within noise |' "$md" \
 	&& pass bench_stock_equivalence || bad bench_stock_equivalence "$(grep 'stock vs off' "$md")"
+# The write path's cost (scenario cost): against the stock kernel, per mode.
+$py - "$tmp/cost" <<'PY2'
+import json, os, sys
+root = sys.argv[1]
+vals = {("off", "patched"): [1010, 1000, 990], ("global", "patched"): [1100, 1050, 1080],
+        ("node", "patched"): [1300, 1250, 1200], ("off", "stock"): [1000, 990, 1020]}
+for (mode, kernel), ns in vals.items():
+    for i, v in enumerate(ns, 1):
+        d = os.path.join(root, f"64node-cost-{mode}-{kernel}-r{i}"); os.makedirs(d)
+        json.dump({"topology": "64node", "scenario": "cost", "mode": mode, "kernel": kernel,
+                   "kernel_release": "6.1.0-test", "lab_commit": "abc1234",
+                   "metrics": {"guest": {"ns_per_page": v, "pages_per_s": 1e9 / v, "loop_pages_total": 64000},
+                               "trace": {"counts": {"global_dirty_state": 64 if mode == "node" else 500}}},
+                   "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
+PY2
+$py launch/report.py "$tmp/cost" >/dev/null 2>&1
+md="$tmp/cost/report.md"
+r=$(row 'write path ns per page')
+[ "$r" = "| write path ns per page | 1000 (990..1010) | 1080 (1050..1100) | 1.08 | 1250 (1200..1300) | 1.25 | 1000 (990..1020) | 1.00 |" ] \
+	&& pass report_cost_ab || bad report_cost_ab "$r"
+r=$(grep '^| write path ns per page |' "$md" | sed -n 2p)
+[ "$r" = "| write path ns per page | 1000 (990..1020) | 1000 (990..1010) | 1.00 | 1080 (1050..1100) | 1.08 | 1250 (1200..1300) | 1.25 |" ] \
+	&& grep -q '^`64node` against the stock kernel' "$md" && pass report_cost_vs_stock || bad report_cost_vs_stock "$r"
+[ "$(grep -c '^| pages per balance_dirty_pages() entry |' "$md")" -eq 2 ] && grep -q '^| pages per balance_dirty_pages() entry | 128 (128..128) | 128 (128..128) | 1.00 | 128 (128..128) | 1.00 | 1000 (1000..1000) | 7.81 |$' "$md" \
+	&& pass report_cost_pages_per_bdp || bad report_cost_pages_per_bdp "$(grep 'balance_dirty_pages() entry' "$md")"
+grep -q '^| cost on 64node | write path ns per page | off vs stock | 1000 (990..1020) | 1000 (990..1010) | 1.00 | same within noise |$' "$md" && \
+	grep -q '^| cost on 64node | write path ns per page | node vs stock | 1000 (990..1020) | 1250 (1200..1300) | 1.25 | DIFFERS |$' "$md" && \
+	! grep -q 'write path ns per page | stock vs off' "$md" \
+	&& pass bench_cost_vs_stock || bad bench_cost_vs_stock "$(grep 'cost on 64node | write' "$md")"
+
 # ---- a check skipped for an unmet precondition: SKIP, neither pass nor fail ----
 $py - "$tmp/skip" <<'PY'
 import json, os, sys
