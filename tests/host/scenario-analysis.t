@@ -34,20 +34,21 @@ fd() {	# fd COMM-PID PRIO NEW
 	ev kswapd0-38 12 32 0 0		# clean
 	ev kswapd0-38 7 32 4 0		# minor: one 4-page write in 32
 	fd kswapd0-38 7 16
-	ev kswapd0-38 7 15 4 0		# quarter, partial batch: its fast-down
-	ev kswapd0-38 6 32 8 8		# quarter by nr_dirty, all under writeback
-	ev dd-1234 12 32 8 0		# direct reclaim, quarter at priority 12
+	ev kswapd0-38 7 15 8 0		# significant partial batch (a quarter of a full one): its fast-down
+	ev kswapd0-38 6 32 8 8		# significant by nr_dirty, all under writeback
+	ev dd-1234 12 32 8 0		# direct reclaim, significant at priority 12
+	ev kswapd0-38 7 16 4 0		# minor: a quarter of a partial batch, not of a full one (patch 10's first rule)
 	ev kswapd1-39 7 32 32 0 1	# node 1: not counted (the instance filters nid 0 too)
 } >"$tmp/good.trace"
 awk "$BATCH_AWK" "$tmp/good.trace" >"$tmp/good.m" 2>"$tmp/good.err"
 got=$(for k in node0_batches node0_kswapd_scanned node0_kswapd_reclaimed node0_direct_scanned node0_dirty_met \
-	node0_batches_dirty node0_batches_dirty_minor node0_batches_dirty_quarter node0_batches_dirty_quarter_partial \
-	node0_batches_dirty_nowb_quarter_below_prio12 node0_batches_dirty_quarter_min_priority node0_fast_downs \
-	node0_fast_downs_quarter_batch node0_fast_downs_minor_batch node0_fast_downs_no_batch node0_dirty_share; do
+	node0_batches_dirty node0_batches_dirty_minor node0_batches_dirty_significant node0_batches_dirty_significant_partial \
+	node0_batches_dirty_nowb_significant_below_prio12 node0_batches_dirty_significant_min_priority node0_fast_downs \
+	node0_fast_downs_significant_batch node0_fast_downs_minor_batch node0_fast_downs_no_batch node0_dirty_share; do
 	printf '%s=%s ' "$k" "$(m "$k" "$tmp/good.m")"; done)
-want='node0_batches=5 node0_kswapd_scanned=111 node0_kswapd_reclaimed=95 node0_direct_scanned=32 node0_dirty_met=24 node0_batches_dirty=4 node0_batches_dirty_minor=1 node0_batches_dirty_quarter=3 node0_batches_dirty_quarter_partial=1 node0_batches_dirty_nowb_quarter_below_prio12=1 node0_batches_dirty_quarter_min_priority=6 node0_fast_downs=1 node0_fast_downs_quarter_batch=1 node0_fast_downs_minor_batch=0 node0_fast_downs_no_batch=0 node0_dirty_share=0.167832 '
+want='node0_batches=6 node0_kswapd_scanned=127 node0_kswapd_reclaimed=103 node0_direct_scanned=32 node0_dirty_met=32 node0_batches_dirty=5 node0_batches_dirty_minor=2 node0_batches_dirty_significant=3 node0_batches_dirty_significant_partial=1 node0_batches_dirty_nowb_significant_below_prio12=1 node0_batches_dirty_significant_min_priority=6 node0_fast_downs=1 node0_fast_downs_significant_batch=1 node0_fast_downs_minor_batch=0 node0_fast_downs_no_batch=0 node0_dirty_share=0.201258 '
 [ "$got" = "$want" ] && pass trickle_batches || bad trickle_batches "got '$got'"
-# kswapd0's scanned pages by priority: 32 at 12, 79 at 7 and 6 -> half reached at 7
+# kswapd0's scanned pages by priority: 32 at 12, 63 at 7, 32 at 6 -> half reached at 7
 [ "$(m node0_kswapd_priority_p50 "$tmp/good.m")" = 7 ] && pass trickle_priority_p50 \
 	|| bad trickle_priority_p50 "got '$(m node0_kswapd_priority_p50 "$tmp/good.m")'"
 # planted: a fast-down whose batch was minor (the gate failed), and one whose
