@@ -463,6 +463,19 @@ def stock_block(lab, cols, used, nrep):
             ("table", hdr, rows)]
 
 
+def overlap_row(where, what, comparison, base, other):
+    """A bench row comparing two summaries of repeats (median, min, max, n):
+    the same within noise when the ranges of their repeats overlap."""
+    if base is None or other is None:
+        verdict = "n/a"
+    elif min(base[3], other[3]) < 2:
+        verdict = "needs >= 2 repeats"
+    else:
+        verdict = "same within noise" if other[1] <= base[2] and base[1] <= other[2] else "DIFFERS"
+    return [where, what, comparison, fmt_summary(base, 2), fmt_summary(other, 2),
+            fmt_ratio(ratio(other[0] if other else None, base[0] if base else None)), verdict]
+
+
 def bench_blocks(cells):
     """Comparisons that need repeats: medians, ratios, and stock vs mode off."""
     rows = []
@@ -473,8 +486,7 @@ def bench_blocks(cells):
             where = f"{scen} on {lab}"
 
             def med(lbl, key):
-                s = summary([c["values"][key] for c in cols.get(lbl, [])])
-                return s
+                return summary([c["values"][key] for c in cols.get(lbl, [])])
             label = {k: lbl for k, lbl, _, _ in METRICS}
             for key, test in (("file_pageout", None), ("reclaim_wb", None), ("throughput", 0.03),
                               ("files_per_s", -0.05), ("pause_p99", None)):
@@ -499,36 +511,19 @@ def bench_blocks(cells):
                         verdict = f">= {1 + test:.0%} of off" if r >= 1 + test else f"BELOW {1 + test:.0%} of off"
                     rows.append([where, what, f"{lbl} vs off", fmt_summary(off, 2), fmt_summary(x, 2),
                                  fmt_ratio(r), verdict])
-            for key in VS_STOCK:
-                st = med("stock", key)
-                for lbl in ("off", "global", "node"):
-                    x = med(lbl, key)
-                    if lbl not in cols or "stock" not in cols or (st is None and x is None):
-                        continue
-                    if st is None or x is None:
-                        verdict = "n/a"
-                    elif min(st[3], x[3]) < 2:
-                        verdict = "needs >= 2 repeats"
-                    else:
-                        verdict = "same within noise" if x[1] <= st[2] and st[1] <= x[2] else "DIFFERS"
-                    rows.append([where, label[key], f"{lbl} vs stock", fmt_summary(st, 2), fmt_summary(x, 2),
-                                 fmt_ratio(ratio(x[0] if x else None, st[0] if st else None)), verdict])
+            if "stock" in cols:
+                # the series' own cost: every mode against the kernel without it
+                for key in VS_STOCK:
+                    st = med("stock", key)
+                    for lbl in ("off", "global", "node"):
+                        x = med(lbl, key) if lbl in cols else None
+                        if lbl in cols and (st is not None or x is not None):
+                            rows.append(overlap_row(where, label[key], f"{lbl} vs stock", st, x))
             if "stock" in cols and "off" in cols:
-                for key, label_, _, _ in METRICS:
-                    if key in VS_STOCK:
-                        continue        # compared with stock above
+                for key, what, _, _ in METRICS:
                     off, st = med("off", key), med("stock", key)
-                    if off is None and st is None:
-                        continue
-                    if off is None or st is None:
-                        verdict = "n/a"
-                    elif min(off[3], st[3]) < 2:
-                        verdict = "needs >= 2 repeats"
-                    else:
-                        # Indistinguishable: the two ranges of repeats overlap.
-                        verdict = "same within noise" if st[1] <= off[2] and off[1] <= st[2] else "DIFFERS"
-                    rows.append([where, label_, "stock vs off", fmt_summary(off, 2), fmt_summary(st, 2),
-                                 fmt_ratio(ratio(st[0] if st else None, off[0] if off else None)), verdict])
+                    if key not in VS_STOCK and (off is not None or st is not None):
+                        rows.append(overlap_row(where, what, "stock vs off", off, st))
     if not rows:
         return []
     return [("h", 2, "Bench comparisons"),
