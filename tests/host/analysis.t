@@ -209,6 +209,23 @@ want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | awk '
 got=$(jv '.metrics.bandwidth | "\(.device_write_kBps | round) \(.estimate_to_device * 1000 | round / 1000)"' "$m")
 got=$(echo "$got" | awk '{ printf "%.0f %.3f", $1, $2 }')
 [ -n "$want" ] && [ "$got" = "$want" ]; check bandwidth-device-rate $? "got '$got', trace-cmd report gives '$want'"
+# where the estimate settled: every estimate from 10 s after the first on, their nearest-rank
+# median over what the device wrote from the first of them to the last, from trace-cmd's text
+want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | awk '
+	/ global_dirty_state: / { for (i = 1; i <= NF; i++) { if ($i ~ /^written=/) { w = substr($i, 9) }
+				  if ($i ~ /^[0-9.]+:$/) { wt = substr($i, 1, length($i) - 1) } } have = 1 }
+	/ bdi_dirty_ratelimit: +bdi 254:0:/ && have {
+		for (i = 1; i <= NF; i++) { if ($i ~ /^[0-9.]+:$/) t = substr($i, 1, length($i) - 1) + 0
+					    if ($i ~ /^awrite_bw=/) a = substr($i, 11) + 0 }
+		if (!n++) t0 = t
+		if (t >= t0 + 10) { if (!k) { fw = w; ft = wt } e[k++] = a; lw = w; lt = wt } }
+	END { if (k < 2 || lt <= ft) exit
+	      for (i = 0; i < k; i++) for (j = i + 1; j < k; j++) if (e[j] < e[i]) { x = e[i]; e[i] = e[j]; e[j] = x }
+	      dev = (lw - fw) * 4 / (lt - ft); m = int(k * 0.5 + 0.9999)
+	      printf "%d %.0f %.3f", k, dev, e[m - 1] / dev }')
+got=$(jv '.metrics.bandwidth | "\(.settled_samples) \(.settled_device_write_kBps) \(.settled_estimate_to_device)"' "$m")
+got=$(echo "$got" | awk '{ printf "%d %.0f %.3f", $1, $2, $3 }')
+[ -n "$want" ] && [ "$got" = "$want" ]; check bandwidth-settled $? "got '$got', trace-cmd report gives '$want'"
 
 # TSV: header names the columns; node0 rows are exactly node0's events
 hdr=$(head -1 "$t/o/tsv/dirty_pressure.node0.tsv" 2>/dev/null)
