@@ -71,9 +71,15 @@ workloads:
 analysis:
 	@if [ -f analysis/Makefile ]; then $(MAKE) -s -C analysis; fi
 
-run: deps kernel tools
-	@$(PYTHON) launch/run.py --topo "$(TOPO)" --scenario "$(SCENARIO)" --mode "$(MODE)" \
-		--kernel "$(KERNEL)" --variant "$(VARIANT)" $(if $(OUT),--out "$(OUT)") $(if $(CMD),--cmd "$(CMD)")
+RUN_ARGS = --topo "$(TOPO)" --scenario "$(SCENARIO)" --mode "$(MODE)" --kernel "$(KERNEL)" \
+	--variant "$(VARIANT)" $(if $(LRU),--lru "$(LRU)") $(if $(OUT),--out "$(OUT)") $(if $(CMD),--cmd "$(CMD)")
+# Parameters checked first (one line, exit 2, in seconds): a misspelt TOPO
+# must not wait for a 12-minute kernel build; then the kernel and the tools.
+run: deps
+	@$(PYTHON) launch/run.py $(RUN_ARGS) --check-only
+	@launch/kernel.sh $(KERNEL) $(VARIANT)
+	@$(MAKE) -s --no-print-directory tools
+	@$(PYTHON) launch/run.py $(RUN_ARGS)
 
 kunit: deps
 	@launch/kernel.sh patched $(VARIANT)

@@ -10,6 +10,10 @@ unmeasurable check whose `when` precondition did not hold (precondition_met
 false) is none: the run could not judge that claim.
 
   collect.py OUT     re-collect an existing results directory
+
+Re-collecting applies today's analyser and checks to the run's own records:
+the lab commit (OUT/lab.json, OUT/lab.diff), the host (OUT/host.json) and
+the kernel's .config (OUT/kernel.config), all written by run.py at run time.
 """
 import bisect
 import glob
@@ -27,19 +31,39 @@ import topology  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def lab_commit():
-    """The lab's short commit hash, with '+uncommitted changes' when tracked
-    files differ from it.  Recorded in each result.json so a report names the
-    commit its cells ran at, not the one it was generated at.  None outside a
-    git checkout."""
+def lab_state(repo=TOP):
+    """The lab checkout's commit: {"lab_commit": short hash, with
+    '+uncommitted changes' when tracked files differ from it, "commit": the
+    full hash, "dirty": whether they differ}.  None outside a git checkout."""
     try:
-        h = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
-                           text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", TOP, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
+        full = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        short = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
+                               text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip() != ""
     except OSError:
         return None
-    return (h + ("+uncommitted changes" if dirty else "")) if h else None
+    if not full:
+        return None
+    return {"lab_commit": short + ("+uncommitted changes" if dirty else ""), "commit": full, "dirty": dirty}
+
+
+def lab_commit():
+    """The checkout's lab_commit now (see lab_state); None outside git.  A
+    run's own is recorded by run.py in OUT/lab.json and read from there."""
+    state = lab_state()
+    return state["lab_commit"] if state else None
+
+
+def run_record(out, name):
+    """OUT/name, a JSON record run.py wrote at run time, or None when the run
+    has none (it is from before run.py wrote it) or it is unreadable."""
+    try:
+        with open(os.path.join(out, name), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
 
 # Console lines that end a run as a failure, whatever the checks say.  Lockdep
 # reports by their headlines: a bare "lockdep" also matched stack frames such
@@ -458,9 +482,21 @@ def kernel_obj_dir(kernel, variant):
     return os.path.join(TOP, "build", kernel or "patched", obj)
 
 
-def kernel_has(kernel, variant, option):
-    """Whether the .config the run's kernel was built from sets option=y."""
-    return f"\n{option}=y\n" in "\n" + read(os.path.join(kernel_obj_dir(kernel, variant), ".config"))
+def kernel_has(out, kernel, variant, option):
+    """Whether the .config the run's kernel was built from sets option=y:
+    OUT/kernel.config, which run.py copies at run time.  A run from before it
+    did has only the build's .config, which a rebuild since may have changed:
+    that is read instead, and said on stderr."""
+    kept = os.path.join(out, "kernel.config")
+    if os.path.exists(kept):
+        config = read(kept)
+    else:
+        build = os.path.join(kernel_obj_dir(kernel, variant), ".config")
+        print(f"collect: {out} has no kernel.config (a run from before run.py kept one): "
+              f"{option} read from {os.path.relpath(build, TOP)}, which a rebuild since the run may have changed",
+              file=sys.stderr)
+        config = read(build)
+    return f"\n{option}=y\n" in "\n" + config
 
 
 def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
@@ -483,7 +519,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
 
     view = os.path.join(out, "guest-topology.txt")
     mism = topology.check_guest(topo, topology.parse_guest_view(view),
-                                kasan=kernel_has(kernel, variant, "CONFIG_KASAN")) \
+                                kasan=kernel_has(out, kernel, variant, "CONFIG_KASAN")) \
         if os.path.exists(view) else ["guest wrote no topology view"]
     metrics["topology"] = {"mismatches": len(mism), "details": mism}
 
@@ -557,6 +593,11 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                        "passed": False, "status": "fail",
                        "reason": f"guest did not finish; last console line: {last_console_line(out)!r}"})
     slow = job_env(out).get("SLOW_MOTION", "1")
+    # The lab commit and the host are the run's, recorded by run.py before
+    # the boot; a run from before those records keeps what its last
+    # result.json said (None when it said nothing), never today's.
+    lab, host = run_record(out, "lab.json"), run_record(out, "host.json")
+    previous = run_record(out, "result.json") or {}
     res = {
         "topology": topo["name"], "topology_description": topo["description"],
         "scenario": sc["name"], "claim": sc["vars"].get("CLAIM", ""),
@@ -564,7 +605,10 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         # run.py's --slow-motion: a disk N times slower, phases N times longer
         "slow_motion": int(slow) if slow.isdigit() else None,
         "kernel_release": read(os.path.join(out, "kernel-release")).strip() or None,
-        "lab_commit": lab_commit(),
+        "lab_commit": lab["lab_commit"] if isinstance(lab, dict) else previous.get("lab_commit"),
+        # hostname, cpu_model, online_cpus, usable_cpus, memory_total_kb,
+        # qemu_version, accelerator, loadavg_start (run.py's record_host)
+        "host": host if isinstance(host, dict) else previous.get("host"),
         "metrics": metrics, "checks": checks,
         "pass": not any(unexpected(c) for c in checks),
     }

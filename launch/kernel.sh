@@ -1,5 +1,6 @@
 #!/bin/bash
 # Build the guest kernel: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only]
+#                         launch/kernel.sh --variants   (print the variants, one line)
 #
 #   build/<kernel>/linux/         source: linux-source-6.1 as a git repo whose
 #                                 first commit is the pristine tarball, with
@@ -17,15 +18,26 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The variants this script builds: lab alone, or lab plus patches/<variant>.config.
+# run.py asks for them (--variants) to refuse a bad VARIANT before any build.
+variants=(lab debug kcsan)
 config_only=0
 args=()
-for a in "$@"; do case $a in --config-only) config_only=1;; *) args+=("$a");; esac; done
+for a in "$@"; do
+	case $a in
+	--config-only) config_only=1;;
+	--variants) echo "${variants[*]}"; exit 0;;
+	*) args+=("$a");;
+	esac
+done
 kernel=${args[0]:-patched}
 variant=${args[1]:-lab}
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
 case $kernel in patched|stock) ;; *) echo "kernel.sh: KERNEL must be patched or stock, not '$kernel'" >&2; exit 2;; esac
-case $variant in lab|debug|kcsan) ;; *) echo "kernel.sh: VARIANT must be lab, debug or kcsan, not '$variant'" >&2; exit 2;; esac
+known=0
+for v in "${variants[@]}"; do [ "$v" = "$variant" ] && known=1; done
+[ $known -eq 1 ] || { echo "kernel.sh: VARIANT must be $(sed 's/ /, /g; s/\(.*\), /\1 or /' <<<"${variants[*]}"), not '$variant'" >&2; exit 2; }
 [ -r "$tarball" ] || { echo "kernel.sh: $tarball missing: run 'make deps' (Debian package linux-source-6.1)" >&2; exit 2; }
 
 src=$top/build/$kernel/linux

@@ -3,16 +3,20 @@
 
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
          [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--boot-timeout SEC] [--quiet]
-         [--lru classic|mglru] [--disk-write-bps SIZE]
+         [--lru classic|mglru] [--disk-write-bps SIZE] [--check-only]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
 fails or the guest panicked, 2 with one line when the run could not happen
 (bad topology or scenario, missing kernel, guest hang: console.log is kept).
+With --check-only, exit 0 (silent) or 2 from the parameters alone: nothing
+is written, built or booted.
 """
 import argparse
+import json
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -100,7 +104,91 @@ def safe_out(out):
         fail2(f"--out {out}: not empty and not a results directory; refusing to delete it")
 
 
-def main():
+def known_variants():
+    """The kernel variants launch/kernel.sh builds (its own list, so a
+    variant it would refuse is refused here before anything is built)."""
+    try:
+        r = subprocess.run([os.path.join(TOP, "launch", "kernel.sh"), "--variants"],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        fail2(f"launch/kernel.sh --variants: {e}")
+    if r.returncode or not r.stdout.split():
+        fail2(f"launch/kernel.sh --variants failed: {(r.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return r.stdout.split()
+
+
+def one_of(words):
+    """'a, b or c'"""
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+
+
+def record_lab(out, repo=TOP):
+    """OUT/lab.json: the lab commit the run ran at and whether the tree had
+    uncommitted changes; with them, OUT/lab.diff (`git diff --binary HEAD`,
+    which `git apply` restores).  Written before the boot, so re-collecting
+    the run later names the lab it ran with, not the checkout of that day."""
+    state = collect.lab_state(repo)
+    record = state or {"lab_commit": None, "commit": None, "dirty": None}
+    with open(os.path.join(out, "lab.json"), "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    if state and state["dirty"]:
+        diff = subprocess.run(["git", "-C", repo, "diff", "--binary", "HEAD"], capture_output=True)
+        with open(os.path.join(out, "lab.diff"), "wb") as f:
+            f.write(diff.stdout)
+
+
+def keep_kernel_files(out, kernel, variant):
+    """Copy into OUT what the verdict reads of the kernel that boots, which a
+    later rebuild replaces in build/: its .config (OUT/kernel.config, read
+    by collect.kernel_has) and, for a KCSAN kernel, its System.map (collect
+    names the data a KCSAN report raced on from it)."""
+    obj = collect.kernel_obj_dir(kernel, variant)
+    if os.path.isfile(os.path.join(obj, ".config")):
+        shutil.copy(os.path.join(obj, ".config"), os.path.join(out, "kernel.config"))
+    if collect.kernel_has(out, kernel, variant, "CONFIG_KCSAN"):
+        shutil.copy(os.path.join(obj, "System.map"), os.path.join(out, "System.map"))
+
+
+def proc_field(path, key):
+    """The value of the first "key: value" line of a /proc file such as
+    cpuinfo or meminfo (None when it has none)."""
+    for line in collect.read(path).splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip() == key:
+            return value.strip()
+    return None
+
+
+def record_host(out, qemu):
+    """OUT/host.json: the machine that runs the guest, as LKP names it in
+    every result: under TCG every time a run measures depends on it.  Taken
+    just before the boot, so the load average is the one the guest met.
+    usable_cpus is what this process may run on (a container or taskset
+    can give QEMU fewer than are online)."""
+    try:
+        version = subprocess.run([qemu[0], "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout.splitlines()[:1]
+    except (OSError, subprocess.TimeoutExpired):
+        version = []
+    accel = qemu[qemu.index("-accel") + 1].split(",")[0] if "-accel" in qemu else None
+    mem_kb = proc_field("/proc/meminfo", "MemTotal")   # "24683748 kB"
+    host = {
+        "hostname": socket.gethostname(),
+        "cpu_model": proc_field("/proc/cpuinfo", "model name"),
+        "online_cpus": os.sysconf("SC_NPROCESSORS_ONLN"),
+        "usable_cpus": len(os.sched_getaffinity(0)),
+        "memory_total_kb": int(mem_kb.split()[0]) if mem_kb else None,
+        "qemu_version": version[0].strip() if version else None,
+        "accelerator": accel,
+        "loadavg_start": [float(x) for x in collect.read("/proc/loadavg").split()[:3]],
+    }
+    with open(os.path.join(out, "host.json"), "w", encoding="utf-8") as f:
+        json.dump(host, f, indent=1)
+        f.write("\n")
+
+
+def parse_args():
     ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--topo", default="2node-asym")
     ap.add_argument("--scenario", default="smoke")
@@ -124,12 +212,25 @@ def main():
     ap.add_argument("--disk-write-bps", metavar="SIZE",
                     help="the test disk's QEMU write throttle (e.g. 4M, bytes/s), instead of the "
                          "scenario's DISK_WRITE_BPS or the topology's write_bps")
-    a = ap.parse_args()
+    ap.add_argument("--check-only", action="store_true",
+                    help="check every parameter, then exit: 0 and silent when the run could start. "
+                         "make run does this before it builds a kernel; whether the kernel exists "
+                         "is not checked")
+    return ap.parse_args()
 
+
+def check_parameters(a):
+    """Every parameter, before anything is built, written or booted: the
+    first bad one ends the run with one line and exit 2.  Returns the
+    topology file, the topology (disk throttle applied), the scenario, the
+    cell name and OUT."""
     if a.mode not in MODES:
         fail2(f"MODE must be one of {', '.join(MODES)}, not '{a.mode}'")
     if a.kernel not in ("patched", "stock"):
         fail2(f"KERNEL must be patched or stock, not '{a.kernel}'")
+    variants = known_variants()
+    if a.variant not in variants:
+        fail2(f"VARIANT must be {one_of(variants)}, not '{a.variant}'")
     if a.lru not in ("classic", "mglru"):
         fail2(f"LRU must be classic or mglru, not '{a.lru}'")
     if a.timeout is not None and not 10 <= a.timeout <= 7200:
@@ -173,14 +274,24 @@ def main():
             fail2(f"--slow-motion {a.slow_motion}: write_bps {topo['disk']['write_bps'] >> 10}K "
                   f"/ {a.slow_motion} is under 2M")
         topo["disk"]["write_bps"] = bps
-    image = kernel_image(a.kernel, a.variant)
-    if not os.path.isfile(image):
-        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}'")
-
+    if a.disk and not os.path.isfile(a.disk):
+        fail2(f"--disk {a.disk}: no such file")
     name = f"{topo['name']}-{sc['name']}-{a.mode}-{a.kernel}" + ("" if a.variant == "lab" else f"-{a.variant}") \
         + ("-mglru" if a.lru == "mglru" else "")
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
     safe_out(out)
+    return tpath, topo, sc, name, out
+
+
+def main():
+    a = parse_args()
+    tpath, topo, sc, name, out = check_parameters(a)
+    if a.check_only:
+        return 0
+    image = kernel_image(a.kernel, a.variant)
+    if not os.path.isfile(image):
+        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}'")
+
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
@@ -192,16 +303,11 @@ def main():
         f.write("".join("#" + ln if ln.lstrip().startswith("check ") else ln
                         for ln in sc["text"].splitlines(keepends=True)))
     shutil.copy(tpath, os.path.join(out, "topology"))
-    # collect names the data a KCSAN report raced on from the map of the
-    # kernel that ran, which a later rebuild would replace.
-    if collect.kernel_has(a.kernel, a.variant, "CONFIG_KCSAN"):
-        shutil.copy(os.path.join(collect.kernel_obj_dir(a.kernel, a.variant), "System.map"),
-                    os.path.join(out, "System.map"))
+    keep_kernel_files(out, a.kernel, a.variant)
+    record_lab(out)
 
     if a.disk:
         disk_path = os.path.abspath(a.disk)
-        if not os.path.isfile(disk_path):
-            fail2(f"--disk {a.disk}: no such file")
     else:
         disk_path = os.path.join(out, "test-disk.img")
         make_disk(disk_path, topo["disk"])
@@ -251,6 +357,7 @@ def main():
         print(f"run: {name}: booting {len(topo['nodes'])}-node guest ({ncpu} vCPUs, "
               f"{topo['memory'] >> 20} MiB), timeout {timeout}s", flush=True)
     boot_timeout = min(a.boot_timeout, timeout)
+    record_host(out, qemu)
     t0 = time.monotonic()
     qlog = os.path.join(out, "qemu.log")
     with open(qlog, "w", encoding="utf-8") as qf:

@@ -440,26 +440,170 @@ one_line run_error.no-scenario "run: no scenario '$top/workloads/scenarios/nosuc
 	run --scenario nosuch
 one_line run_error.bad-scenario "run: $bt/check-name.sh:2: check name 'Bad' must be lower-case [a-z0-9_.-]" \
 	run --scenario "$bt/check-name.sh"
-one_line run_error.no-kernel "run: no kernel at build/patched/obj-none/arch/x86/boot/bzImage: run 'make kernel KERNEL=patched'" \
-	run --variant none
+one_line run_error.variant "run: VARIANT must be lab, debug or kcsan, not 'none'" run --variant none
 one_like run_error.not-utf8-topology "run: $bt/not-utf8.topo" run --topo "$bt/not-utf8.topo"
 one_like run_error.unknown-option "run: " run --bogus
 one_like run_error.stray-argument "run: " run extra
 one_like run_error.timeout-not-number "run: " run --timeout soon
-# --variant none: never boots even while --timeout is not checked
-one_like run_error.timeout-negative "run: --timeout" run --timeout -5 --variant none
-one_line run_error.boot-timeout-short "run: --boot-timeout 3: want 10..7200 seconds" run --boot-timeout 3 --variant none
-one_line run_error.slow-motion-range "run: --slow-motion 0: want 1..50" run --slow-motion 0 --variant none
+# --check-only: never boots even while --timeout is not checked
+one_like run_error.timeout-negative "run: --timeout" run --timeout -5 --check-only
+one_line run_error.boot-timeout-short "run: --boot-timeout 3: want 10..7200 seconds" run --boot-timeout 3 --check-only
+one_line run_error.slow-motion-range "run: --slow-motion 0: want 1..50" run --slow-motion 0 --check-only
 one_line run_error.slow-motion-disk "run: --slow-motion 20: write_bps 30720K / 20 is under 2M" \
-	run --topo 2node-asym --slow-motion 20 --variant none
+	run --topo 2node-asym --slow-motion 20 --check-only
 one_like run_error.slow-motion-not-number "run: " run --slow-motion fast
 one_line run_error.disk-write-bps-word "run: --disk-write-bps fast: want a size from 1M to 64G (bytes/s), e.g. 4M" \
-	run --disk-write-bps fast --variant none
+	run --disk-write-bps fast --check-only
 one_line run_error.disk-write-bps-small "run: --disk-write-bps 512K: want a size from 1M to 64G (bytes/s), e.g. 4M" \
-	run --disk-write-bps 512K --variant none
+	run --disk-write-bps 512K --check-only
 one_line run_error.disk-write-bps-negative "run: --disk-write-bps -4M: want a size from 1M to 64G (bytes/s), e.g. 4M" \
-	run --disk-write-bps=-4M --variant none
+	run --disk-write-bps=-4M --check-only
 one_like run_error.disk-write-bps-no-value "run: " run --disk-write-bps
+# --check-only: every parameter checked, nothing written, nothing booted
+out=$(run --check-only --topo 2node-sym --scenario smoke --mode node --out "$bt/check-out" 2>&1); rc=$?
+[ $rc -eq 0 ] && [ -z "$out" ] && [ ! -e "$bt/check-out" ] && pass run_check_only.valid ||
+	bad run_check_only.valid "rc=$rc out='$out' $(ls -d "$bt/check-out" 2>/dev/null)"
+
+# ---- make run: parameters checked before anything builds or boots ----
+# A throwaway lab tree: the Makefile and launch/ copied, topologies and
+# scenarios linked, no build/ (no kernel anywhere), no workloads or analysis
+# Makefile (`make tools` builds nothing), and a kernel.sh that builds
+# nothing but leaves a mark: a make run that reaches it would have spent
+# 12 minutes on a kernel before saying the name was wrong.
+lab=$tmp/lab
+mkdir -p "$lab/workloads"
+cp Makefile "$lab/"
+cp -r launch "$lab/launch"
+rm -rf "$lab/launch/__pycache__"
+ln -s "$top/topologies" "$lab/topologies"
+ln -s "$top/workloads/scenarios" "$lab/workloads/scenarios"
+printf '%s\n' '#!/bin/bash' \
+	"[ \"\${1:-}\" = --variants ] && exec '$top/launch/kernel.sh' \"\$@\"   # the real list of variants" \
+	"echo \"\$*\" >>'$lab/kernel.sh-ran'" >"$lab/launch/kernel.sh"
+chmod +x "$lab/launch/kernel.sh"
+# make_run NAME WANT VAR=VALUE...: make run refuses with exactly one run: line
+# WANT, within 10 s, and never reaches kernel.sh.  (make itself exits 2 on
+# any failed recipe: the mark and the clock tell before from after.)
+# DEB_PACKAGES= keeps make deps from installing anything here.
+make_run() {
+	local name=$1 want=$2 rc t0 ms; shift 2
+	rm -f "$lab/kernel.sh-ran"
+	t0=$(date +%s%N)
+	make -s -C "$lab" run DEB_PACKAGES= "$@" >"$bt/o" 2>"$bt/e"; rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	if [ $rc -eq 2 ] && [ ! -e "$lab/kernel.sh-ran" ] && [ "$(grep -c '^run: ' "$bt/e")" -eq 1 ] &&
+	   grep -qxF "$want" "$bt/e" && [ $ms -lt 10000 ]; then
+		pass "$name"
+	else
+		bad "$name" "rc=$rc ${ms}ms kernel.sh ran: '$(cat "$lab/kernel.sh-ran" 2>/dev/null)' stderr: '$(head -3 "$bt/e" | tr '\n' '|')' want '$want'"
+	fi
+}
+make_run make_run_checks_first.topo "run: no topology 'typo' (not a file, nor a name under topologies/)" TOPO=typo
+make_run make_run_checks_first.scenario "run: no scenario '$lab/workloads/scenarios/typo.sh' (see workloads/scenarios/)" \
+	SCENARIO=typo
+make_run make_run_checks_first.mode "run: MODE must be one of off, global, node, not 'fast'" MODE=fast
+make_run make_run_checks_first.kernel "run: KERNEL must be patched or stock, not 'vanilla'" KERNEL=vanilla
+make_run make_run_checks_first.variant "run: VARIANT must be lab, debug or kcsan, not 'none'" VARIANT=none
+make_run make_run_checks_first.lru "run: LRU must be classic or mglru, not 'lfu'" LRU=lfu
+mkdir -p "$bt/precious"; touch "$bt/precious/keep"
+make_run make_run_checks_first.out "run: --out $bt/precious: not empty and not a results directory; refusing to delete it" \
+	OUT="$bt/precious"
+# Good parameters go on to the kernel named (here: the mark) and then the
+# run, which finds no kernel in this tree.
+rm -f "$lab/kernel.sh-ran"
+make -s -C "$lab" run DEB_PACKAGES= TOPO=2node-sym KERNEL=stock VARIANT=debug >"$bt/o" 2>"$bt/e"; rc=$?
+[ $rc -ne 0 ] && [ "$(cat "$lab/kernel.sh-ran" 2>/dev/null)" = "stock debug" ] &&
+	grep -qxF "run: no kernel at build/stock/obj-debug/arch/x86/boot/bzImage: run 'make kernel KERNEL=stock'" "$bt/e" &&
+	pass make_run_builds_after_check || bad make_run_builds_after_check \
+	"rc=$rc kernel.sh ran: '$(cat "$lab/kernel.sh-ran" 2>/dev/null)' stderr: '$(head -3 "$bt/e" | tr '\n' '|')'"
+one_line run_error.no-kernel "run: no kernel at build/patched/obj/arch/x86/boot/bzImage: run 'make kernel KERNEL=patched'" \
+	$py "$lab/launch/run.py" --topo 2node-sym
+
+# ---- records that do not change after the run ----
+# lab_commit: run.py records the lab's commit (and the diff of a dirty tree)
+# in OUT at run time; collect.py, re-run on OUT, keeps it.
+repo=$tmp/repo; mkdir -p "$repo" "$tmp/lab-clean" "$tmp/lab-dirty"
+in_repo() { git -C "$repo" -c user.name=t -c user.email=t@localhost "$@"; }
+in_repo init -q && echo one >"$repo/f" && in_repo add f && in_repo commit -q -m one
+record_lab() { $py -c 'import sys; sys.path.insert(0, "launch"); import run; run.record_lab(sys.argv[1], sys.argv[2])' "$@"; }
+record_lab "$tmp/lab-clean" "$repo" 2>"$bt/e"
+echo two >>"$repo/f"
+record_lab "$tmp/lab-dirty" "$repo" 2>>"$bt/e"
+head=$(in_repo rev-parse --short HEAD)
+out=$(jq -c '[.lab_commit, .dirty]' "$tmp/lab-clean/lab.json" "$tmp/lab-dirty/lab.json" 2>&1 | tr '\n' ' ')
+[ "$out" = "[\"$head\",false] [\"$head+uncommitted changes\",true] " ] && [ ! -e "$tmp/lab-clean/lab.diff" ] &&
+	[ "$(cat "$tmp/lab-dirty/lab.diff" 2>/dev/null)" = "$(in_repo diff HEAD)" ] && grep -q '^+two$' "$tmp/lab-dirty/lab.diff" &&
+	pass run_records_lab_commit || bad run_records_lab_commit "$out $(head -2 "$bt/e" | tr '\n' '|')"
+cp -r tests/fixtures/run-smoke "$tmp/rc-lab"
+printf '{"lab_commit": "0123abc+uncommitted changes", "commit": "0123abc", "dirty": true}\n' >"$tmp/rc-lab/lab.json"
+$py launch/collect.py "$tmp/rc-lab" >/dev/null 2>&1
+out=$(jq -r .lab_commit "$tmp/rc-lab/result.json")
+[ "$out" = "0123abc+uncommitted changes" ] && pass recollect_keeps_lab_commit || bad recollect_keeps_lab_commit "got '$out'"
+# a run from before lab.json: re-collecting keeps what its result.json says
+cp -r tests/fixtures/run-smoke "$tmp/rc-old"
+jq '.lab_commit = "fedcba9"' tests/fixtures/run-smoke/result.json >"$tmp/rc-old/result.json"
+$py launch/collect.py "$tmp/rc-old" >/dev/null 2>&1
+out=$(jq -r .lab_commit "$tmp/rc-old/result.json")
+[ "$out" = fedcba9 ] && pass recollect_keeps_old_lab_commit || bad recollect_keeps_old_lab_commit "got '$out'"
+
+# kernel config: run.py copies the booted kernel's .config (and, for KCSAN,
+# its System.map) into OUT; kernel_has() reads OUT's copy, and the build's
+# only for a run from before that, saying so.  In the throwaway tree, whose
+# "build" is a KCSAN and KASAN kernel.
+mkdir -p "$lab/build/patched/obj" "$tmp/kc-run"
+printf 'CONFIG_KCSAN=y\nCONFIG_KASAN=y\n' >"$lab/build/patched/obj/.config"
+echo "ffffffff82000000 D dp_state" >"$lab/build/patched/obj/System.map"
+$py -c 'import sys; sys.path.insert(0, sys.argv[1]); import run; run.keep_kernel_files(sys.argv[2], "patched", "lab")' \
+	"$lab/launch" "$tmp/kc-run" 2>"$bt/e"
+cmp -s "$lab/build/patched/obj/.config" "$tmp/kc-run/kernel.config" && [ -s "$tmp/kc-run/System.map" ] &&
+	pass run_keeps_kernel_config || bad run_keeps_kernel_config "$(ls "$tmp/kc-run") $(head -2 "$bt/e" | tr '\n' '|')"
+mkdir -p "$tmp/kc-out" "$tmp/kc-old"
+printf '# CONFIG_KASAN is not set\n' >"$tmp/kc-out/kernel.config"
+out=$($py -c 'import sys; sys.path.insert(0, sys.argv[1]); import collect
+print(collect.kernel_has(sys.argv[2], "patched", "lab", "CONFIG_KASAN"), collect.kernel_has(sys.argv[3], "patched", "lab", "CONFIG_KASAN"))' \
+	"$lab/launch" "$tmp/kc-out" "$tmp/kc-old" 2>"$bt/e")
+[ "$out" = "False True" ] && grep -q "no kernel.config" "$bt/e" && [ "$(grep -c "kernel.config" "$bt/e")" -eq 1 ] &&
+	pass kernel_has_reads_out_config || bad kernel_has_reads_out_config "got '$out' stderr '$(head -2 "$bt/e" | tr '\n' '|')'"
+# ... and the verdict follows OUT's copy: a KASAN guest's short node 0
+# (189948 kB measured) matches only when OUT says the kernel had KASAN.
+cp -r tests/fixtures/run-smoke "$tmp/kc-verdict"
+sed -i 's/memtotal_kb=496324/memtotal_kb=189948/' "$tmp/kc-verdict/guest-topology.txt"
+printf 'CONFIG_KASAN=y\n' >"$tmp/kc-verdict/kernel.config"
+$py launch/collect.py "$tmp/kc-verdict" >/dev/null 2>&1
+out=$(jq -r '.checks[] | select(.name == "topology_matches") | .status' "$tmp/kc-verdict/result.json")
+[ "$out" = pass ] && pass collect_verdict_from_out_config || bad collect_verdict_from_out_config "topology_matches: '$out'"
+
+# host: what ran the guest, recorded by run.py before the boot and carried
+# into result.json as it was then (a re-collect measures nothing again).
+mkdir -p "$tmp/host-run"
+$py -c 'import sys; sys.path.insert(0, "launch"); import run, topology
+qemu = run.qemu_command(topology.load("topologies/2node-sym"), "bzImage", sys.argv[1], "disk.img", "")
+run.record_host(sys.argv[1], qemu)' "$tmp/host-run" 2>"$bt/e"
+cp -r tests/fixtures/run-smoke "$tmp/host-col"
+cp "$tmp/host-run/host.json" "$tmp/host-col/" 2>>"$bt/e"
+$py launch/collect.py "$tmp/host-col" >/dev/null 2>&1
+want_host=$(jq -nc --arg h "$(hostname)" --arg m "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+	--argjson c "$(getconf _NPROCESSORS_ONLN)" --argjson kb "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" \
+	--arg q "$(qemu-system-x86_64 --version | head -1)" \
+	'{hostname: $h, cpu_model: $m, online_cpus: $c, memory_total_kb: $kb, qemu_version: $q, accelerator: "tcg"}')
+got_host=$(jq -c '.host | {hostname, cpu_model, online_cpus, memory_total_kb, qemu_version, accelerator}' \
+	"$tmp/host-col/result.json" 2>&1)
+if [ "$got_host" = "$want_host" ] && [[ $got_host == *'"qemu_version":"QEMU emulator version '* ]] &&
+   jq -e '.host.loadavg_start | length == 3 and all(type == "number" and . >= 0)' "$tmp/host-col/result.json" >/dev/null 2>&1; then
+	pass result_host_fields
+else
+	bad result_host_fields "got $got_host load $(jq -c .host.loadavg_start "$tmp/host-col/result.json" 2>&1), want $want_host $(head -2 "$bt/e" | tr '\n' '|')"
+fi
+cp -r tests/fixtures/run-smoke "$tmp/host-old"
+printf '{"hostname": "recorded-host", "loadavg_start": [9.5, 9.0, 8.5]}\n' >"$tmp/host-old/host.json"
+$py launch/collect.py "$tmp/host-old" >/dev/null 2>&1
+out=$(jq -c '[.host.hostname, .host.loadavg_start]' "$tmp/host-old/result.json" 2>&1)
+[ "$out" = '["recorded-host",[9.5,9,8.5]]' ] && pass recollect_keeps_host || bad recollect_keeps_host "got '$out'"
+# a run from before host.json: "host" is null, not this machine
+cp -r tests/fixtures/run-smoke "$tmp/host-none"
+$py launch/collect.py "$tmp/host-none" >/dev/null 2>&1
+jq -e 'has("host") and .host == null' "$tmp/host-none/result.json" >/dev/null 2>&1 && pass recollect_no_host_record ||
+	bad recollect_no_host_record "$(jq -c .host "$tmp/host-none/result.json" 2>&1)"
 
 # The disk's applied throttle, from qemu.cmd, and the trace's bandwidth
 # figures against it (the bandwidth scenarios' checks use the ratios).
