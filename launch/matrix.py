@@ -52,7 +52,7 @@ LRUS = ("classic", "mglru")
 KERNELS = ("patched", "stock")
 # make bench without SCENARIOS: pageout and throughput (imbalance, cp) and
 # fs_mark files/s (smallfiles); every scenario when none of them exists yet.
-BENCH_SCENARIOS = ("imbalance", "cp", "smallfiles", "bound-alone")
+BENCH_SCENARIOS = ("imbalance", "cp", "smallfiles", "bound-alone", "bound-elsewhere")
 
 
 class BadInput(Exception):
