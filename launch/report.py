@@ -15,6 +15,7 @@ import datetime
 import glob
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collect  # noqa: E402
+import stats  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
@@ -142,6 +144,18 @@ METRICS = [
     ("pages_per_bdp", "pages per balance_dirty_pages() entry",
      "guest.loop_pages_total / trace.counts.global_dirty_state", pages_per_bdp),
 ]
+# Which way each metric is better, for the bench's verdicts: less reclaim
+# meeting dirty pages, fewer scans, stalls and kills, shorter pauses and a
+# cheaper write path are better; more throughput, files/s and pages dirtied
+# per second are.  pages_per_bdp is higher-better: more pages between two
+# balance_dirty_pages() entries is fewer entries, the series' cost lower.
+BETTER = {"file_pageout": "lower", "immediate_reclaim": "lower", "reclaim_wb": "lower",
+          "pgscan_direct": "lower", "allocstall": "lower", "oom_kill": "lower",
+          "throughput": "higher", "pause_p99": "lower", "files_per_s": "higher",
+          "ns_per_page": "lower", "pages_per_s": "higher", "pages_per_bdp": "higher"}
+# A metric added without its direction fails here, not as a silent verdict.
+if set(BETTER) != {k for k, _, _, _ in METRICS} or not set(BETTER.values()) <= set(stats.DIRECTIONS):
+    raise RuntimeError("report.py: BETTER must name the direction of every metric in METRICS")
 # Measures of the series' own cost: against the stock kernel, not mode off.
 VS_STOCK = ("ns_per_page", "pages_per_s", "pages_per_bdp")
 # Always in the A/B tables; the others only where some cell has them.
@@ -274,7 +288,7 @@ def fmt_summary(s, of):
 
 
 def fmt_ratio(r):
-    return "n/a" if r is None else f"{r:.2f}"
+    return "n/a" if r is None else "inf" if r == math.inf else f"{r:.2f}"
 
 
 # ---- grouping -------------------------------------------------------------
@@ -463,21 +477,45 @@ def stock_block(lab, cols, used, nrep):
             ("table", hdr, rows)]
 
 
-def overlap_row(where, what, comparison, base, other):
-    """A bench row comparing two summaries of repeats (median, min, max, n):
-    the same within noise when the ranges of their repeats overlap."""
-    if base is None or other is None:
-        verdict = "n/a"
-    elif min(base[3], other[3]) < 2:
-        verdict = "needs >= 2 repeats"
-    else:
-        verdict = "same within noise" if other[1] <= base[2] and base[1] <= other[2] else "DIFFERS"
-    return [where, what, comparison, fmt_summary(base, 2), fmt_summary(other, 2),
-            fmt_ratio(ratio(other[0] if other else None, base[0] if base else None)), verdict]
+def fmt_p(p):
+    return "n/a" if p is None else f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+
+
+def fmt_ci(ci, r):
+    """The bootstrap interval, n/a where the ratio itself is (0 over 0)."""
+    if ci is None or r is None:
+        return "n/a"
+    return f"{fmt_ratio(ci[0])}..{fmt_ratio(ci[1])}"
+
+
+def stat_row(where, key, what, comparison, base, other, claim=""):
+    """A bench row comparing two sides' repeats (lists of values, None for a
+    repeat without the metric): medians (min..max), n a side, the ratio of
+    medians with its bootstrap 95% interval, the exact Mann-Whitney p and
+    the verdict of stats.compare() in the metric's better direction.
+    `claim` is the row's threshold claim, judged on the medians (or "")."""
+    b, o = [x for x in base if x is not None], [x for x in other if x is not None]
+    c = stats.compare(b, o, BETTER[key])
+    r = ratio(summary(o)[0] if o else None, summary(b)[0] if b else None)
+    if b and o and r is None and c["ratio"] == math.inf:
+        r = math.inf        # some against none: the ratio is unbounded
+    return [where, what, BETTER[key], comparison, fmt_summary(summary(b), 2), fmt_summary(summary(o), 2),
+            f"{c['n'][0]}/{c['n'][1]}", fmt_ratio(r), fmt_ci(c["ci"], r), fmt_p(c["p"]), c["verdict"], claim]
+
+
+def repeats_needed_text(alpha=stats.ALPHA):
+    """How many repeats a verdict needs, from the test itself."""
+    n = stats.min_n_per_side(alpha)
+    m = next(b for b in range(n, 100) if stats.min_p(n - 1, b) < alpha)   # one side a run short
+    ex = ", ".join(f"{stats.min_p(k, k):.2g} at n={k}/{k}" for k in (3, 4, 5))
+    return (f"A verdict needs repeats: without ties the smallest two-sided p that a against b repeats "
+            f"can give is 2/C(a+b, a) ({ex}), so p < {alpha:g} needs at least {n} repeats a side "
+            f"(or {n - 1} against {m}); ties raise it.")
 
 
 def bench_blocks(cells):
-    """Comparisons that need repeats: medians, ratios, and stock vs mode off."""
+    """Comparisons that need repeats: medians, ratios and their intervals,
+    mode against off, stock against off, and the cost metrics against stock."""
     rows = []
     for scen, glist in groups(cells).items():
         for lab, cols in glist:
@@ -485,8 +523,11 @@ def bench_blocks(cells):
                 continue
             where = f"{scen} on {lab}"
 
+            def vals(lbl, key):
+                return [c["values"][key] for c in cols.get(lbl, [])]
+
             def med(lbl, key):
-                return summary([c["values"][key] for c in cols.get(lbl, [])])
+                return summary(vals(lbl, key))
             label = {k: lbl for k, lbl, _, _ in METRICS}
             for key, test in (("file_pageout", None), ("reclaim_wb", None), ("throughput", 0.03),
                               ("files_per_s", -0.05), ("pause_p99", None)):
@@ -499,18 +540,18 @@ def bench_blocks(cells):
                     if off is None and x is None:
                         continue
                     r = ratio(x[0] if x else None, off[0] if off else None)
-                    if off and x and min(off[3], x[3]) < 2:
-                        verdict = "needs >= 2 repeats"
+                    if test is None:
+                        claim = ""
+                    elif off and x and min(off[3], x[3]) < 2:
+                        claim = "needs >= 2 repeats"
                     elif r is None:
-                        verdict = "n/a"
-                    elif test is None:
-                        verdict = "lower" if r < 1 else "higher" if r > 1 else "equal"
+                        claim = "n/a"
                     elif test > 0:      # both ways: within test of off
-                        verdict = f"within {test:.0%}" if abs(r - 1) <= test else f"OUTSIDE {test:.0%}"
+                        claim = f"within {test:.0%}" if abs(r - 1) <= test else f"OUTSIDE {test:.0%}"
                     else:               # one way: no worse than off by more than -test
-                        verdict = f">= {1 + test:.0%} of off" if r >= 1 + test else f"BELOW {1 + test:.0%} of off"
-                    rows.append([where, what, f"{lbl} vs off", fmt_summary(off, 2), fmt_summary(x, 2),
-                                 fmt_ratio(r), verdict])
+                        claim = f">= {1 + test:.0%} of off" if r >= 1 + test else f"BELOW {1 + test:.0%} of off"
+                    rows.append(stat_row(where, key, what, f"{lbl} vs off", vals("off", key), vals(lbl, key),
+                                         claim))
             if "stock" in cols:
                 # the series' own cost: every mode against the kernel without it
                 for key in VS_STOCK:
@@ -518,22 +559,34 @@ def bench_blocks(cells):
                     for lbl in ("off", "global", "node"):
                         x = med(lbl, key) if lbl in cols else None
                         if lbl in cols and (st is not None or x is not None):
-                            rows.append(overlap_row(where, label[key], f"{lbl} vs stock", st, x))
+                            rows.append(stat_row(where, key, label[key], f"{lbl} vs stock",
+                                                 vals("stock", key), vals(lbl, key)))
             if "stock" in cols and "off" in cols:
                 for key, what, _, _ in METRICS:
                     off, st = med("off", key), med("stock", key)
                     if key not in VS_STOCK and (off is not None or st is not None):
-                        rows.append(overlap_row(where, what, "stock vs off", off, st))
+                        rows.append(stat_row(where, key, what, "stock vs off", vals("off", key),
+                                             vals("stock", key)))
     if not rows:
         return []
     return [("h", 2, "Bench comparisons"),
-            ("p", "Medians of the repeats with min..max. Throughput must stay within 3% of mode off "
-                  "and fs_mark files/s within 5% (issue 4's smallfiles claim: >= 95% of off); "
-                  "the stock kernel and the series in mode off are the same within noise when the "
-                  "ranges of their repeats overlap. The write path's cost (scenario cost) is compared "
-                  "with the stock kernel in every mode, by the same rule."),
-            ("table", ["scenario / topology", "metric", "comparison", "baseline", "other", "ratio",
-                       "verdict"], rows)]
+            ("p", "Medians of the repeats with min..max; n counts the repeats with the value, baseline/other. "
+                  "ratio is the other's median over the baseline's (the baseline is the one named last in "
+                  "the comparison: mode off, or the stock kernel), 95% CI its bootstrap percentile interval "
+                  f"({stats.RESAMPLES:,} resamples of each side with replacement, seeded, so a report is "
+                  "reproducible; where the baseline's median is 0 the ratio is inf, and a resample with both "
+                  "medians 0 counts as 1). MW p is the exact two-sided Mann-Whitney U p-value over the "
+                  "repeats; tied values take the mean of their ranks and p is counted over every split of the "
+                  "pooled repeats with those ties, so ties cost resolution (launch/stats.py). better says "
+                  "which way the metric is better. The verdict is the other's against the baseline: better "
+                  f"or worse only when p < {stats.ALPHA:g} and the interval excludes 1, else not resolved at "
+                  "n=baseline/other. " + repeats_needed_text() + " The claims are judged on the medians "
+                  "alone, as before: throughput must stay within 3% of mode off and fs_mark files/s within "
+                  "5% (issue 4's smallfiles claim: >= 95% of off). The stock kernel is compared with the "
+                  "series in mode off, and the write path's cost (scenario cost) with the stock kernel in "
+                  "every mode."),
+            ("table", ["scenario / topology", "metric", "better", "comparison", "baseline", "other", "n",
+                       "ratio", "95% CI", "MW p", "verdict", "claim"], rows)]
 
 
 def plot(root, scen, glist, used):

@@ -286,18 +286,24 @@ grep -q '; lab commit abc1234; kernel 6.1.0-test\.$' "$md" && pass report_commit
 r=$(row 'file pageout (pages)')
 [ "$r" = "| file pageout (pages) | 1000 (900..1100) | 450 (400..500) | 0.45 | 450 (400..500) | 0.45 | 1600 (1500..1700) | 1.60 |" ] \
 	&& pass bench_median_range || bad bench_median_range "$r"
-grep -q '^| cp on uma | throughput (MiB/s) | global vs off | 10.0 (9.90..10.2) | 10.0 (9.80..10.1) | 1.00 | within 3% |' "$md" \
-	&& pass bench_throughput_within || bad bench_throughput_within "$(grep 'throughput | global' "$md")"
-grep -q '^| cp on uma | throughput (MiB/s) | node vs off | .* | 0.91 | OUTSIDE 3% |' "$md" \
-	&& pass bench_throughput_outside || bad bench_throughput_outside "$(grep 'throughput (MiB/s) | node' "$md")"
-grep -q '^| cp on uma | fs_mark files/s | global vs off | 105 (100..110) | 100 (99..101) | 0.95 | >= 95% of off |' "$md" && \
-	grep -q '^| cp on uma | fs_mark files/s | node vs off | .* | 0.87 | BELOW 95% of off |' "$md" \
-	&& pass bench_files_per_s || bad bench_files_per_s "$(grep 'files/s | [gn]' "$md")"
+# bench rows: ... | better | comparison | baseline | other | n | ratio | 95% CI | MW p | verdict | claim |
+# (3 repeats a side: no verdict can be reached, the claims are judged on the medians as before)
+grep -q '^| cp on uma | throughput (MiB/s) | higher | global vs off | 10.0 (9.90..10.2) | 10.0 (9.80..10.1) | 3/3 | 1.00 | [0-9.]*\.\.[0-9.]* | 0\.8000 | not resolved at n=3/3 | within 3% |$' "$md" \
+	&& pass bench_throughput_within || bad bench_throughput_within "$(grep 'throughput (MiB/s) | higher | global' "$md")"
+grep -q '^| cp on uma | throughput (MiB/s) | higher | node vs off | .* | 3/3 | 0.91 | .* | 0\.1000 | not resolved at n=3/3 | OUTSIDE 3% |$' "$md" \
+	&& pass bench_throughput_outside || bad bench_throughput_outside "$(grep 'throughput (MiB/s) | higher | node' "$md")"
+grep -q '^| cp on uma | fs_mark files/s | higher | global vs off | 105 (100..110) | 100 (99..101) | 3/3 | 0.95 | .* | not resolved at n=3/3 | >= 95% of off |$' "$md" && \
+	grep -q '^| cp on uma | fs_mark files/s | higher | node vs off | .* | 0.87 | .* | not resolved at n=3/3 | BELOW 95% of off |$' "$md" \
+	&& pass bench_files_per_s || bad bench_files_per_s "$(grep 'files/s | higher | [gn]' "$md")"
 grep -q '^Not plotted, 0 or n/a in every cell: immediate reclaim (pages), direct scans (pages), allocation stalls, OOM kills, pause p99 (ms)\.$' "$md" \
 	&& pass report_empty_panels_named || bad report_empty_panels_named "$(grep -i 'plot' "$md")"
-grep -q '^| cp on uma | file pageout (pages) | stock vs off | .* | DIFFERS |' "$md" && \
-	grep -q '^| cp on uma | throughput (MiB/s) | stock vs off | .* | same within noise |' "$md" \
-	&& pass bench_stock_equivalence || bad bench_stock_equivalence "$(grep 'stock vs off' "$md")"
+# n=3 a side: the smallest exact two-sided Mann-Whitney p is 2/20 = 0.1, so even
+# ranges as far apart as 900..1100 and 1500..1700 are not resolved (the old
+# overlap rule said DIFFERS here, and "same within noise" for throughput).
+grep -q '^| cp on uma | file pageout (pages) | lower | stock vs off | 1000 (900..1100) | 1600 (1500..1700) | 3/3 | 1.60 | .* | 0\.1000 | not resolved at n=3/3 |  |$' "$md" && \
+	grep -q '^| cp on uma | throughput (MiB/s) | higher | stock vs off | .* | not resolved at n=3/3 |  |$' "$md" \
+	&& ! grep -q 'same within noise\|DIFFERS' "$md" \
+	&& pass bench_n3_not_resolved || bad bench_n3_not_resolved "$(grep 'stock vs off' "$md")"
 # The write path's cost (scenario cost): against the stock kernel, per mode.
 $py - "$tmp/cost" <<'PY2'
 import json, os, sys
@@ -323,10 +329,159 @@ r=$(grep '^| write path ns per page |' "$md" | sed -n 2p)
 	&& grep -q '^`64node` against the stock kernel' "$md" && pass report_cost_vs_stock || bad report_cost_vs_stock "$r"
 [ "$(grep -c '^| pages per balance_dirty_pages() entry |' "$md")" -eq 2 ] && grep -q '^| pages per balance_dirty_pages() entry | 128 (128..128) | 128 (128..128) | 1.00 | 128 (128..128) | 1.00 | 1000 (1000..1000) | 7.81 |$' "$md" \
 	&& pass report_cost_pages_per_bdp || bad report_cost_pages_per_bdp "$(grep 'balance_dirty_pages() entry' "$md")"
-grep -q '^| cost on 64node | write path ns per page | off vs stock | 1000 (990..1020) | 1000 (990..1010) | 1.00 | same within noise |$' "$md" && \
-	grep -q '^| cost on 64node | write path ns per page | node vs stock | 1000 (990..1020) | 1250 (1200..1300) | 1.25 | DIFFERS |$' "$md" && \
-	! grep -q 'write path ns per page | stock vs off' "$md" \
+grep -q '^| cost on 64node | write path ns per page | lower | off vs stock | 1000 (990..1020) | 1000 (990..1010) | 3/3 | 1.00 | .* | not resolved at n=3/3 |  |$' "$md" && \
+	grep -q '^| cost on 64node | write path ns per page | lower | node vs stock | 1000 (990..1020) | 1250 (1200..1300) | 3/3 | 1.25 | .* | 0\.1000 | not resolved at n=3/3 |  |$' "$md" && \
+	grep -q '^| cost on 64node | pages per balance_dirty_pages() entry | higher | node vs stock | ' "$md" && \
+	! grep -q 'write path ns per page | lower | stock vs off' "$md" \
 	&& pass bench_cost_vs_stock || bad bench_cost_vs_stock "$(grep 'cost on 64node | write' "$md")"
+
+# ---- statistics of the repeats (launch/stats.py, issue 15 item 4) ------------
+# Unit cases: exact Mann-Whitney p, the bootstrap interval, the verdicts.
+out=$($py - <<'PY' 2>&1
+import itertools, os, random, sys
+sys.path.insert(0, "launch")
+import stats
+def check(name, ok, why=""):
+    print(("PASS: " if ok else "FAIL: ") + name + ("" if ok else ": " + str(why)))
+close = lambda a, b: abs(a - b) < 1e-12
+p = stats.mann_whitney(list(range(1, 6)), list(range(6, 11)))[1]
+check("stats_mw_exact_separated_n5", close(p, 2 / 252) and f"{p:.5f}" == "0.00794", p)
+p3 = stats.mann_whitney([1, 2, 3], [4, 5, 6])[1]
+check("stats_mw_exact_separated_n3", close(p3, 0.1), p3)
+p = stats.mann_whitney([3, 1, 2, 5, 4], [1, 2, 3, 4, 5])[1]
+check("stats_mw_identical_is_1", p == 1.0, p)
+# Ties, by hand.  [1,2] vs [2,3]: pooled 1,2,2,3 get mid-ranks 1, 2.5, 2.5, 4;
+# the 6 ways of choosing 2 of the 4 give first-sample rank sums 3.5, 3.5, 5, 5,
+# 6.5, 6.5; observed 1 + 2.5 = 3.5, P(W <= 3.5) = 2/6, two-sided 2 * 2/6 = 2/3.
+p = stats.mann_whitney([1, 2], [2, 3])[1]
+check("stats_mw_ties_by_hand", close(p, 2 / 3), p)
+# [0]*5 vs [0,0,0,0,7]: nine 0s share mid-rank 5, the 7 has rank 10; the second
+# sample's rank sum is 30 when it holds the 7 (126 of the 252 splits), else 25:
+# P(W >= 30) = 1/2, two-sided 1.  Ties cost resolution: no verdict at n=5 here.
+p = stats.mann_whitney([0] * 5, [0, 0, 0, 0, 7])[1]
+check("stats_mw_ties_zero_heavy", p == 1.0, p)
+# Against brute force: every split of the pooled values, mid-ranks from scratch.
+def brute(x, y):
+    pool = sorted(x + y)
+    rank = {v: sum(i + 1 for i, w in enumerate(pool) if w == v) / pool.count(v) for v in pool}
+    obs = sum(rank[v] for v in x)
+    sums = [sum(rank[pool[i]] for i in c) for c in itertools.combinations(range(len(pool)), len(x))]
+    lo = sum(s <= obs + 1e-9 for s in sums) / len(sums)
+    hi = sum(s >= obs - 1e-9 for s in sums) / len(sums)
+    return min(1.0, 2 * min(lo, hi))
+rng, worst = random.Random(7), []
+for _ in range(300):
+    a, b = rng.randint(1, 6), rng.randint(1, 6)
+    x = [rng.randint(0, 4) for _ in range(a)]
+    y = [rng.randint(0, 4) for _ in range(b)]
+    if abs(stats.mann_whitney(x, y)[1] - brute(x, y)) > 1e-9:
+        worst.append((x, y, stats.mann_whitney(x, y)[1], brute(x, y)))
+check("stats_mw_matches_brute_force_with_ties", not worst, worst[:2])
+check("stats_min_p", close(stats.min_p(5, 5), 2 / 252) and close(stats.min_p(3, 3), 0.1)
+      and close(stats.min_p(4, 4), 2 / 70) and stats.min_n_per_side(0.05) == 4,
+      (stats.min_p(5, 5), stats.min_p(3, 3), stats.min_n_per_side(0.05)))
+b, o = [100, 104, 98, 101, 97], [120, 131, 118, 125, 122]
+ci1, ci2 = stats.bootstrap_ratio_ci(b, o), stats.bootstrap_ratio_ci(b, o)
+r = stats.ratio_of_medians(b, o)
+check("stats_bootstrap_deterministic_contains_ratio",
+      ci1 == ci2 and ci1[0] <= r <= ci1[1] and ci1[0] > 1 and close(r, 122 / 100), (ci1, ci2, r))
+# With 15 distinct values a side the percentiles move with the seed: the same
+# seed must give the same interval, run after run, and another seed another.
+g = random.Random(11)
+b15, o15 = [g.uniform(90, 110) for _ in range(15)], [g.uniform(95, 115) for _ in range(15)]
+c = [stats.bootstrap_ratio_ci(b15, o15) for _ in range(3)]
+check("stats_bootstrap_seeded", c[0] == c[1] == c[2] == stats.bootstrap_ratio_ci(b15, o15, seed=1)
+      != stats.bootstrap_ratio_ci(b15, o15, seed=2), c)
+ci = stats.bootstrap_ratio_ci(list(range(1, 6)), list(range(6, 11)))
+check("stats_bootstrap_separated_excludes_1", 1 < ci[0] <= 8 / 3 <= ci[1], ci)
+lo, hi = list(range(100, 105)), list(range(200, 205))
+v = [stats.compare(hi, lo, "lower")["verdict"], stats.compare(lo, hi, "lower")["verdict"],
+     stats.compare(lo, hi, "higher")["verdict"], stats.compare(hi, lo, "higher")["verdict"]]
+check("stats_verdict_better_worse", v == ["better", "worse", "better", "worse"], v)
+v = stats.compare([100, 101, 102], [200, 201, 202], "lower")
+check("stats_verdict_n3_not_resolved", v["verdict"] == "not resolved at n=3/3" and close(v["p"], 0.1), v)
+v = stats.compare([100, 101, 102, 103, 104], [200, 201, 202], "lower")
+check("stats_verdict_n5_3_resolved", v["verdict"] == "worse" and close(v["p"], 2 / 56), v)
+# p < 0.05 on ranks, but one wild run a side leaves the ratio of medians
+# anywhere from 0.6 to 2: both conditions are needed, not resolved.
+v = stats.compare([46, 91, 94, 101, 102, 250], [103, 103, 109, 112, 120, 258], "lower")
+check("stats_verdict_needs_interval", v["p"] < 0.05 and v["ci"][0] < 1 < v["ci"][1]
+      and v["verdict"] == "not resolved at n=6/6", v)
+v = stats.compare([5] * 5, [5] * 5, "lower")
+check("stats_verdict_identical", v["verdict"] == "not resolved at n=5/5" and v["p"] == 1.0 and v["ci"] == (1.0, 1.0), v)
+v = stats.compare([0] * 5, [3, 4, 5, 6, 7], "lower")
+check("stats_verdict_zero_baseline", v["verdict"] == "worse" and v["ratio"] == float("inf"), v)
+v = stats.compare([], [1, 2, 3, 4, 5], "lower")
+check("stats_verdict_missing_side", v["verdict"] == "not resolved at n=0/5" and v["p"] is None, v)
+try:
+    stats.compare([1], [2], "sideways")
+    check("stats_direction_checked", False, "accepted 'sideways'")
+except ValueError:
+    check("stats_direction_checked", True)
+import ast
+mods = {a.name.split(".")[0] for n in ast.walk(ast.parse(open("launch/stats.py").read()))
+        if isinstance(n, (ast.Import, ast.ImportFrom)) for a in (n.names if isinstance(n, ast.Import)
+        else [ast.alias(n.module or "")])}
+check("stats_stdlib_only", mods <= set(sys.stdlib_module_names), mods - set(sys.stdlib_module_names))
+sys.path.insert(0, "launch")
+import report
+miss = [k for k, _, _, _ in report.METRICS if report.BETTER.get(k) not in ("lower", "higher")]
+check("report_every_metric_has_direction", not miss, miss)
+PY
+); rc=$?
+printf '%s\n' "$out" | grep -E '^(PASS|FAIL): '
+[ $rc -eq 0 ] && [ "$(grep -c '^PASS: ' <<<"$out")" -eq 20 ] \
+	|| bad stats_unit "rc=$rc, $(grep -c '^PASS: ' <<<"$out") of 20 passed $(grep -v '^\(PASS\|FAIL\): ' <<<"$out" | tail -3 | tr '\n' ' ')"
+grep -q '^FAIL: ' <<<"$out" && fail=1
+
+# Five repeats a side, end to end through the report.
+$py - "$tmp/stat" <<'PY3'
+import json, os, sys
+root = sys.argv[1]
+MiB = 2**20
+# per repeat: file pageout, immediate reclaim, throughput MiB/s
+vals = {("off", "patched"): [(1000, 100, 10.0), (1010, 101, 10.1), (1020, 102, 10.2), (1030, 103, 10.3), (1040, 110, 10.4)],
+        ("global", "patched"): [(500, 50, 12.0), (510, 51, 12.1), (520, 52, 12.2), (530, 53, 12.3), (540, 54, 12.4)],
+        ("node", "patched"): [(500, 50, 8.0), (510, 51, 8.1), (520, 52, 8.2), (530, 53, 8.3), (540, 54, 8.4)],
+        # immediate reclaim 108..114 against off's 100..110: the ranges overlap (108 <= 110)
+        ("off", "stock"): [(1500, 108, 10.0), (1510, 111, 10.1), (1520, 112, 10.2), (1530, 113, 10.3), (1540, 114, 10.4)]}
+for (mode, kernel), rs in vals.items():
+    for i, (po, ir, bw) in enumerate(rs, 1):
+        d = os.path.join(root, f"uma-st-{mode}-{kernel}-r{i}"); os.makedirs(d)
+        json.dump({"topology": "uma", "scenario": "st", "mode": mode, "kernel": kernel,
+                   "kernel_release": "6.1.0-test", "lab_commit": "abc1234",
+                   "metrics": {"vmstat_delta": {"nr_vmscan_write": po, "pswpout": 0,
+                                                "nr_vmscan_immediate_reclaim": ir},
+                               "workloads": {"dirtier": {"bw_bytes_per_s": bw * MiB}}},
+                   "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
+PY3
+$py launch/report.py "$tmp/stat" >/dev/null 2>&1
+md="$tmp/stat/report.md"
+brow() { grep -m1 "^| st on uma | $1 | $2 |" "$md"; }
+r=$(brow 'file pageout (pages)' 'lower | global vs off')
+[[ $r == *"| 1020 (1000..1040) | 520 (500..540) | 5/5 | 0.51 | "*" | 0.0079 | better |  |" ]] \
+	&& pass bench_verdict_better_lower || bad bench_verdict_better_lower "$r"
+r=$(brow 'file pageout (pages)' 'lower | stock vs off')
+[[ $r == *"| 5/5 | 1.49 | "*" | 0.0079 | worse |  |" ]] && pass bench_verdict_worse_lower || bad bench_verdict_worse_lower "$r"
+r1=$(brow 'throughput (MiB/s)' 'higher | global vs off'); r2=$(brow 'throughput (MiB/s)' 'higher | node vs off')
+[[ $r1 == *"| 0.0079 | better | OUTSIDE 3% |" ]] && [[ $r2 == *"| 0.0079 | worse | OUTSIDE 3% |" ]] \
+	&& pass bench_verdict_higher_is_better || bad bench_verdict_higher_is_better "$r1 / $r2"
+# The ranges overlap (off 100..110, stock 108..114): the old rule said "same
+# within noise"; ranks give p = 2 * 2/252 = 0.0159 and the interval excludes 1.
+r=$(brow 'immediate reclaim (pages)' 'lower | stock vs off')
+ci=$(awk -F' [|] ' '{print $9}' <<<"$r")
+[[ $r == *"| 102 (100..110) | 112 (108..114) | 5/5 | 1.10 | "*" | 0.0159 | worse |  |" ]] && \
+	awk -v c="$ci" 'BEGIN { split(c, a, /\.\./); exit !(a[1] > 1 && a[2] >= a[1]) }' \
+	&& pass bench_overlapping_ranges_resolved || bad bench_overlapping_ranges_resolved "$r (ci $ci)"
+r=$(brow 'throughput (MiB/s)' 'higher | stock vs off')
+[[ $r == *"| 5/5 | 1.00 | "*" | 1.0000 | not resolved at n=5/5 |  |" ]] && pass bench_identical_not_resolved \
+	|| bad bench_identical_not_resolved "$r"
+grep -q 'at least 4 repeats a side' "$md" && grep -q '0\.1 at n=3/3, 0\.029 at n=4/4, 0\.0079 at n=5/5' "$md" \
+	&& ! grep -q 'same within noise' "$md" \
+	&& pass bench_repeats_needed_stated || bad bench_repeats_needed_stated "$(grep -A1 '^## Bench' "$md")"
+$py launch/report.py "$tmp/stat" --out "$tmp/stat2" >/dev/null 2>&1
+cmp -s <(sed 1,3d "$md") <(sed 1,3d "$tmp/stat2/report.md") && pass bench_stats_deterministic \
+	|| bad bench_stats_deterministic "$(diff <(sed 1,3d "$md") <(sed 1,3d "$tmp/stat2/report.md") | head -5)"
 
 # ---- a check skipped for an unmet precondition: SKIP, neither pass nor fail ----
 $py - "$tmp/skip" <<'PY'
