@@ -167,6 +167,7 @@ struct bwpoint {
 };
 
 #define MAXBDI 16
+#define MAXTASK 8
 
 struct state {
 	struct tep_handle *tep;
@@ -197,6 +198,13 @@ struct state {
 
 	struct dvec pauses, held;
 	unsigned long bdp_calls, bdp_nopause;
+	/* --task COMM: that task's own balance_dirty_pages() entries and pauses, zeros included */
+	struct {
+		char comm[16];
+		unsigned long calls, pauses;
+		long long pause_max;
+	} task[MAXTASK];
+	int ntask;
 	long long pause_gcd; /* of every pause > 0: the trace's jiffy in ms */
 
 	struct bwpoint *bwp;
@@ -634,6 +642,20 @@ static void on_balance_dirty_pages(struct state *s, struct tep_record *r)
 	if (rd(s->bd.a[BD_PAUSE], r, &pause) || rd(s->bd.a[BD_PAUSED], r, &paused))
 		return;
 	s->bdp_calls++;
+	if (s->ntask) {
+		const char *comm = tep_data_comm_from_pid(s->tep, tep_data_pid(s->tep, r));
+
+		for (int i = 0; comm && i < s->ntask; i++) {
+			if (strcmp(s->task[i].comm, comm))
+				continue;
+			s->task[i].calls++;
+			if (pause > 0) {
+				s->task[i].pauses++;
+				if (pause > s->task[i].pause_max)
+					s->task[i].pause_max = pause;
+			}
+		}
+	}
 	/* both in KB/s in the event; task_ratelimit is dirty_ratelimit times pos_ratio */
 	if (!rd(s->bd.a[BD_DRL], r, &drl)) {
 		if (!rd(s->bd.a[BD_TRL], r, &trl) && drl > 0)
@@ -971,6 +993,17 @@ static void metrics_pauses(struct state *s, struct jval *m)
 		return;
 	}
 	b = j_child(m, "balance_dirty_pages");
+	if (s->ntask) {
+		struct jval *tk = j_child(b, "task");
+
+		for (int i = 0; i < s->ntask; i++) {
+			struct jval *t = j_child(tk, s->task[i].comm);
+
+			j_set(t, "calls", j_num((double)s->task[i].calls));
+			j_set(t, "pauses", j_num((double)s->task[i].pauses));
+			j_set(t, "pause_max_ms", j_num((double)s->task[i].pause_max));
+		}
+	}
 	if (s->pauses.n)
 		qsort(s->pauses.v, s->pauses.n, sizeof(double), dcmp);
 	/*
@@ -1371,11 +1404,14 @@ static void usage(FILE *f)
 		"                        so checks can use it; may be given up to %d times\n"
 		"  --no-tsv              metrics only\n"
 		"  --nodes N             report nodes 0..N-1 even if no event names them\n"
+		"  --task COMM           balance_dirty_pages.task.COMM.{calls,pauses,pause_max_ms}:\n"
+		"                        that task name's own entries, 0 when it never entered;\n"
+		"                        up to %d times, COMM 1..15 of [A-Za-z0-9_.-]\n"
 		"  --allow-unmeasurable  an unmeasurable check does not fail the run\n"
 		"\n"
 		"Exit: 0 all checks pass or xfail, 1 a check failed (or was unmeasurable),\n"
 		"      2 bad input (one line on stderr says what).\n",
-		prog, MAXEXTRA);
+		prog, MAXEXTRA, MAXTASK);
 }
 
 static char *slurp(const char *path)
@@ -1448,6 +1484,7 @@ int main(int argc, char **argv)
 		{ "extra-metrics", required_argument, NULL, 'x' },
 		{ "no-tsv", no_argument, NULL, 'n' },
 		{ "nodes", required_argument, NULL, 'N' },
+		{ "task", required_argument, NULL, 't' },
 		{ "allow-unmeasurable", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1465,7 +1502,7 @@ int main(int argc, char **argv)
 	s = xmalloc(sizeof(*s));
 	s->write_tsv = 1;
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((opt = getopt_long(argc, argv, ":o:c:j:x:nN:uh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:c:j:x:nN:t:uh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'c': checks = optarg; break;
@@ -1483,6 +1520,19 @@ int main(int argc, char **argv)
 			if (*end || end == optarg || v < 1 || v > MAXNODE)
 				die2("--nodes: want a node count 1..%d, not '%s'", MAXNODE, optarg);
 			nodes = (int)v;
+			break;
+		}
+		case 't': {
+			size_t len = strlen(optarg);
+
+			if (!len || len > 15 || strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
+				die2("--task: want a task name of 1..15 characters [A-Za-z0-9_.-], not '%s'", optarg);
+			for (int i = 0; i < s->ntask; i++)
+				if (!strcmp(s->task[i].comm, optarg))
+					die2("--task %s given twice", optarg);
+			if (s->ntask == MAXTASK)
+				die2("at most %d --task names", MAXTASK);
+			memcpy(s->task[s->ntask++].comm, optarg, len + 1);
 			break;
 		}
 		case 'u': allow_um = 1; break;

@@ -434,8 +434,10 @@ def unexpected(check):
     return check["status"] in ("fail", "xpass", "unmeasurable")
 
 
-def analyse_trace(out, nnodes):
-    """Trace metrics from the analyser, when it is built and a trace exists."""
+def analyse_trace(out, nnodes, tasks=()):
+    """Trace metrics from the analyser, when it is built and a trace exists.
+    tasks: the scenario's TRACE_TASKS, task names whose own
+    balance_dirty_pages() entries are counted (0 when they never entered)."""
     tool = os.path.join(TOP, "build", "bin", "dpanalyze")
     trace = os.path.join(out, "trace.dat")
     if not os.path.exists(trace):
@@ -443,8 +445,10 @@ def analyse_trace(out, nnodes):
     if not os.access(tool, os.X_OK):
         return None, "analyser not built (make analysis)"
     tjson = os.path.join(out, "trace-metrics.json")
-    r = subprocess.run([tool, trace, "--out", out, "--json", tjson, "--nodes", str(nnodes)],
-                       capture_output=True, text=True)
+    cmd = [tool, trace, "--out", out, "--json", tjson, "--nodes", str(nnodes)]
+    for t in tasks:
+        cmd += ["--task", t]
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["dpanalyze failed"])[-1]
     try:
@@ -555,7 +559,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                 metrics["guest"] = json.load(f)
         except ValueError:
             metrics["guest"] = {"error": "unreadable guest-metrics.json"}
-    tm, why = analyse_trace(out, len(topo["nodes"]))
+    tm, why = analyse_trace(out, len(topo["nodes"]), sc["vars"].get("TRACE_TASKS", "").split())
     if tm is not None:
         metrics["trace"] = tm
     else:

@@ -27,7 +27,8 @@ import sys
 
 OPS = ("==", "!=", "<", "<=", ">", ">=")
 SETTINGS = ("CLAIM", "TOPOLOGIES", "BENCH_TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT",
-            "TRACE_BUFFER_KB", "DISK_WRITE_BPS", "DISK_QUEUE", "CMDLINE", "STANDALONE", "SMOKE_SKIP")
+            "TRACE_BUFFER_KB", "DISK_WRITE_BPS", "DISK_QUEUE", "CMDLINE", "STANDALONE", "SMOKE_SKIP",
+            "TRACE_TASKS")
 CONDITIONS = {"mode": ("off", "global", "node"), "kernel": ("patched", "stock")}
 _SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -125,6 +126,13 @@ def parse(text, path):
     q = sc["vars"].get("DISK_QUEUE")
     if q is not None and not re.fullmatch(r"[1-9]\d*x[1-9]\d*[KkMm]", q):
         raise ScenarioError(f"{path}: DISK_QUEUE '{q}' must be REQUESTSxSIZE like 32x512K")
+    # task names (the writers' executable names, comm) counted on their own
+    # in the trace: dpanalyze --task, at most 8, 15 characters each
+    tasks = sc["vars"].get("TRACE_TASKS", "").split()
+    bad = [w for w in tasks if not re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", w)]
+    if bad or len(tasks) > 8 or len(set(tasks)) != len(tasks):
+        raise ScenarioError(f"{path}: TRACE_TASKS '{' '.join(tasks)}' must be up to 8 distinct "
+                            "task names of 1..15 characters [A-Za-z0-9_.-]")
     t = sc["vars"].get("TIMEOUT", "300")
     if not t.isdigit() or not 10 <= int(t) <= 7200:
         raise ScenarioError(f"{path}: TIMEOUT '{t}' must be 10..7200 seconds")

@@ -226,6 +226,14 @@ want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | awk '
 got=$(jv '.metrics.bandwidth | "\(.settled_samples) \(.settled_device_write_kBps) \(.settled_estimate_to_device)"' "$m")
 got=$(echo "$got" | awk '{ printf "%d %.0f %.3f", $1, $2, $3 }')
 [ -n "$want" ] && [ "$got" = "$want" ]; check bandwidth-settled $? "got '$got', trace-cmd report gives '$want'"
+# --task: one task's own balance_dirty_pages() entries, pauses and longest pause, from
+# trace-cmd's text by comm; a name that never entered is reported with zeros, not left out
+"$bin/dpanalyze" "$t/syn.dat" --out "$t/tk" --no-tsv --task dd --task nobody 2>"$t/err"; rc=$?
+want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | awk '$1 ~ /^dd-[0-9]+$/ && / balance_dirty_pages: / {
+	n++; for (i = 1; i <= NF; i++) if ($i ~ /^pause=/) { p = substr($i, 7) + 0; if (p > 0) { k++; if (p > mx) mx = p } } }
+	END { printf "%d %d %d 0 0 0", n, k, mx }')
+got=$(jv '.metrics.balance_dirty_pages.task | "\(.dd.calls) \(.dd.pauses) \(.dd.pause_max_ms) \(.nobody.calls) \(.nobody.pauses) \(.nobody.pause_max_ms)"' "$t/tk/metrics.json")
+[ $rc -eq 0 ] && [ "${want%% *}" -gt 0 ] && [ "$got" = "$want" ]; check task-counts $? "exit $rc, got '$got', trace-cmd report gives '$want'"
 
 # TSV: header names the columns; node0 rows are exactly node0's events
 hdr=$(head -1 "$t/o/tsv/dirty_pressure.node0.tsv" 2>/dev/null)
@@ -312,6 +320,9 @@ bad bad-no-args "missing TRACE.dat"
 bad bad-no-out "--out DIR is required" "$t/syn.dat"
 bad bad-option "unknown option '--bogus'" --bogus
 bad bad-nodes "--nodes: want a node count 1..64, not 'two'" "$t/syn.dat" --out "$t/b" --nodes two
+bad bad-task-name "--task: want a task name of 1..15 characters" "$t/syn.dat" --out "$t/b" --task 'a b'
+bad bad-task-long "--task: want a task name of 1..15 characters" "$t/syn.dat" --out "$t/b" --task abcdefghijklmnop
+bad bad-task-twice "--task dd given twice" "$t/syn.dat" --out "$t/b" --task dd --task dd
 bad bad-missing-file "no-such.dat: cannot read" "$t/no-such.dat" --out "$t/b"
 bad bad-not-a-trace "text.dat: not a readable trace.dat" "$t/text.dat" --out "$t/b"
 bad bad-empty-file "empty.dat: not a readable trace.dat" "$t/empty.dat" --out "$t/b"

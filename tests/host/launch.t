@@ -236,6 +236,52 @@ PY
 want="[] ['disk_throttle_holds', 'estimate_near_device_high', 'estimate_near_device_low', 'estimate_near_disk_high', 'estimate_near_disk_low']
 [('disk_throttle_holds', 'fail')]"
 [ "$out" = "$want" ] && pass bandwidth_200m_device_rate_unmeasured || bad bandwidth_200m_device_rate_unmeasured "$(tr '\n' '|' <<<"$out")"
+# bound-elsewhere's claim in node mode, on the metrics of its runs: the writer
+# bound to node 1 never paused and node 0's writer did.  A pause of the writer
+# elsewhere fails it; so does a squeezed writer that never paused (the names
+# not matching the trace's comm would give exactly that, not a vacuous pass);
+# in mode global neither check applies.
+out=$($py - workloads/scenarios/bound-elsewhere.sh <<'PY'
+import copy, sys; sys.path.insert(0, "launch"); import collect, scenario
+sc = scenario.load(sys.argv[1])
+m = {"workload": {"exit": 0}, "console": {"problems": 0},
+     "guest": {"exit_squeezed": 0, "exit_elsewhere": 0, "elsewhere_pagecache_node1_pages": 153600},
+     "trace": {"meta": {"has_dirty_pressure_event": 1},
+               "pressure": {"node0": {"fast_down": 0}, "node1": {"fast_down": 0}},
+               "balance_dirty_pages": {"task": {"squeezed": {"calls": 1094, "pauses": 37},
+                                                "elsewhere": {"calls": 0, "pauses": 0}}}}}
+def bad(mm, mode):
+    r = collect.evaluate(sc["checks"], mm, {"mode": mode, "kernel": "patched"})
+    return sorted(c["name"] for c in r if collect.unexpected(c))
+print(bad(m, "node"))
+e = copy.deepcopy(m); e["trace"]["balance_dirty_pages"]["task"]["elsewhere"].update(calls=12, pauses=3)
+print(bad(e, "node"))
+q = copy.deepcopy(m); q["trace"]["balance_dirty_pages"]["task"]["squeezed"].update(calls=0, pauses=0)
+print(bad(q, "node"))
+g = copy.deepcopy(e); g["trace"]["pressure"]["node0"]["fast_down"] = 6
+print(bad(g, "global"))
+print(sc["vars"]["TRACE_TASKS"])
+PY
+)
+want="[]
+['elsewhere_never_paused']
+['squeezed_throttled']
+[]
+squeezed elsewhere"
+[ "$out" = "$want" ] && pass bound_elsewhere_node_claim || bad bound_elsewhere_node_claim "$(tr '\n' '|' <<<"$out")"
+# TRACE_TASKS names what dpanalyze --task takes, or the scenario is bad input
+i=0
+for v in '"a b c d e f g h i"' '"toolongname-16ch"' '"x x"' '"a/b"'; do
+	i=$((i + 1))
+	sed "s|^TRACE_TASKS=.*|TRACE_TASKS=$v|" workloads/scenarios/bound-elsewhere.sh >"$tmp/tt.sh"
+	out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
+try:
+    scenario.load(sys.argv[1]); print("accepted")
+except scenario.ScenarioError as e:
+    print(str(e).split(": ", 1)[1])' "$tmp/tt.sh")
+	case $out in "TRACE_TASKS "*" must be up to 8 distinct task names"*) pass "trace_tasks_bad.$i" ;;
+		*) bad "trace_tasks_bad.$i" "$v: $out" ;; esac
+done
 # The run's verdict: a skipped check does not fail it, a failed one does.
 out=$($py -c '
 import sys; sys.path.insert(0, "launch"); import collect, report
