@@ -14,9 +14,11 @@
 # mode's: the writer bound elsewhere is never paused by balance_dirty_pages()
 # while the squeezed node's own writer is held by its node domain.  What the
 # modes cost or save node 1's writer (its rate and write() latency) is
-# compared in make bench.  Bench of 2026-12-05, 3 repeats a mode: node 1's
-# writer 46.9 MiB/s median in off (36.7..51.6), 22.0 in global (21.6..33.7),
-# 28.8 in node (28.1..38.6): not resolved at n=3/3.
+# compared in make bench.  Bench of 2026-12-05, 5 repeats a mode on a quiet
+# host (docs/matrix/bench-2026-12-05-bound-elsewhere): node 1's writer 57.2
+# MiB/s median in off (42.3..60.0), 21.6 in global (18.4..43.2: 0.38 of off,
+# worse, p 0.016), 49.8 in node (49.5..66.9: 0.87, not resolved; 2.3 times
+# global, better, p 0.008).
 CLAIM="a writer bound to a node the pressure did not lower: its rate and write() latency per mode while the other node is pressured (compared in make bench)"
 TOPOLOGIES="2node-asym"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
@@ -60,9 +62,9 @@ check node1_never_lowered    trace.pressure.node1.fast_down == 0 when trace.meta
 check elsewhere_on_node1     guest.elsewhere_pagecache_node1_pages > 0
 # Node mode's claim for a task bound elsewhere: node 0's squeeze does not
 # throttle it (no pause), while node 0's own writer is throttled against its
-# node (it paused).  Bench of 2026-12-05 by pid: in node mode one writer
-# entered balance_dirty_pages() (1,094..1,498 times, 37..114 pauses), the
-# other never; in global both entered (106..2,556) and node 1's writer paused
-# 1..384 times; in off neither entered (dirty_ratio 60).
+# node (it paused).  That bench: in node mode node 1's writer entered
+# balance_dirty_pages() 0 times in 5 of 5 runs, node 0's 1,781..1,907 times
+# (127..188 pauses); in global node 1's writer entered 538..1,442 times and
+# paused 159..914; in off nobody paused (dirty_ratio 60).
 check squeezed_throttled      trace.balance_dirty_pages.task.squeezed.pauses > 0 if mode=node
 check elsewhere_never_paused  trace.balance_dirty_pages.task.elsewhere.pauses == 0 if mode=node
