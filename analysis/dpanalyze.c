@@ -1055,6 +1055,12 @@ static void metrics_pauses(struct state *s, struct jval *m)
  */
 #define BW_SETTLE_S 10.0
 
+/* kB/s the device wrote between two estimates, from their nr_written (pages) */
+static double device_kBps(const struct state *s, const struct bwpoint *a, const struct bwpoint *b)
+{
+	return (b->written - a->written) * (double)s->page_size / 1024.0 / (b->written_t - a->written_t);
+}
+
 static void metrics_bandwidth_settled(struct state *s, struct jval *m, struct jval *b, int best,
 				      double t_first, const struct bwpoint *wlast)
 {
@@ -1078,7 +1084,7 @@ static void metrics_bandwidth_settled(struct state *s, struct jval *m, struct jv
 		free(est.v);
 		return;
 	}
-	dev = (wlast->written - w0->written) * (double)s->page_size / 1024.0 / span;
+	dev = device_kBps(s, w0, wlast);
 	j_set(b, "settled_span_s", j_num(span));
 	j_set(b, "settled_samples", j_num((double)est.n));
 	j_set(b, "settled_device_write_kBps", j_num(dev));
@@ -1137,8 +1143,7 @@ static void metrics_bandwidth(struct state *s, struct jval *m)
 	 */
 	if (wfirst && s->page_size > 0 && wlast->written_t - wfirst->written_t >= 1.0 &&
 	    wlast->written >= wfirst->written)
-		dev = (wlast->written - wfirst->written) * (double)s->page_size / 1024.0 /
-		      (wlast->written_t - wfirst->written_t);
+		dev = device_kBps(s, wfirst, wlast);
 	/* converged: from the first estimate after which avg_write_bw stays within 10% of final */
 	conv = s->bwp[lastk].t;
 	for (size_t i = lastk + 1; i-- > 0;) {
