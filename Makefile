@@ -6,6 +6,10 @@ KERNEL   ?= patched
 VARIANT  ?= lab
 OUT      ?=
 CMD      ?=
+# QEMU's accelerator for every guest (run, matrix, bench, kunit): auto, kvm, tcg.
+# Exported: run.py's --accel and kunit.sh read it, and so do matrix cells.
+ACCEL    ?= auto
+export ACCEL
 
 PYTHON   := /usr/bin/python3
 BIN      := build/bin
@@ -35,6 +39,9 @@ help:
 	@echo "                            scenarios x topologies x modes, resumable; report in results/<matrix>/report.{md,html}"
 	@echo "  make matrix-smoke         every topology and scenario once (make test runs it: tests/lab/30-matrix-smoke.t)"
 	@echo "  make bench [SCENARIOS=] [TOPOS=] [REPEATS=3]   repeated A/B runs (off, global, node, stock): medians and spread"
+	@echo "  ACCEL=auto|kvm|tcg        for run, kunit, matrix, matrix-smoke, bench (default auto): auto boots"
+	@echo "                            a probe guest under KVM (cached per host boot in build/accel-probe.json)"
+	@echo "                            and falls back to TCG; kvm where it cannot run a guest exits 2"
 	@echo "  make deps                 install missing Debian packages ($(words $(DEB_PACKAGES)) packages)"
 	@echo "  make tools                build the workloads and the analyser into $(BIN)/"
 	@echo "  make docs                 regenerate docs/scenarios.md from the scenarios and results/"
@@ -82,6 +89,7 @@ run: deps
 	@$(PYTHON) launch/run.py $(RUN_ARGS)
 
 kunit: deps
+	@$(PYTHON) launch/accel.py --check-only --prog kunit
 	@launch/kernel.sh patched $(VARIANT)
 	@launch/kunit.sh $(VARIANT)
 
@@ -124,16 +132,19 @@ matrix_kernels = @for k in $(subst $(comma), ,$(or $(KERNELS),$(1))); do \
 	case $$k in patched|stock) launch/kernel.sh $$k $(VARIANT) || exit 1;; esac; done
 
 matrix: deps tools
+	@$(PYTHON) launch/accel.py --check-only --prog matrix
 	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS) --list >/dev/null
 	$(call matrix_kernels,patched)
 	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS)
 
 matrix-smoke: deps tools
+	@$(PYTHON) launch/accel.py --check-only --prog matrix-smoke
 	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS) --list >/dev/null
 	$(call matrix_kernels,patched)
 	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS)
 
 bench: deps tools
+	@$(PYTHON) launch/accel.py --check-only --prog bench
 	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS) --list >/dev/null
 	$(call matrix_kernels,patched stock)
 	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS)

@@ -3,7 +3,9 @@
 # arithmetic, page-writeback's scaling, the debugfs parsers), print their
 # KTAP and a summary.  No root filesystem: the executor runs before init and
 # kunit_shutdown=poweroff ends the guest.  With --tap, print one PASS:/FAIL:
-# line per test case instead (the tests/run protocol).
+# line per test case instead (the tests/run protocol).  QEMU's accelerator is
+# ACCEL's (auto, kvm, tcg; default auto: launch/accel.py), said in one line on
+# stderr; a bad value, or kvm where it does not run a guest, exits 2.
 #   launch/kunit.sh [VARIANT] [--tap]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,9 +14,11 @@ for a in "$@"; do case $a in --tap) tap=1;; lab|debug|kcsan) variant=$a;; *) ech
 obj=$top/build/patched/obj; [ "$variant" = lab ] || obj=$obj-$variant
 bz=$obj/arch/x86/boot/bzImage
 [ -f "$bz" ] || { echo "kunit.sh: no kernel at ${bz#$top/}: run 'make kernel'" >&2; exit 2; }
+accel_args=$(/usr/bin/python3 "$top/launch/accel.py" --image "$bz" --qemu-args --prog kunit.sh) || exit 2
 log=$obj/kunit.log
 t0=$(date +%s.%N)
-timeout 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
+# shellcheck disable=SC2086
+timeout 300 "${DPLAB_QEMU:-qemu-system-x86_64}" $accel_args -smp 2 -m 512M \
 	-bios /usr/share/qemu/qboot.rom -kernel "$bz" -display none -monitor none -no-reboot \
 	-serial stdio -append "console=ttyS0 kunit.filter_glob=dirty_pressure* kunit_shutdown=poweroff panic=-1 oops=panic" \
 	>"$log" 2>&1

@@ -3,13 +3,14 @@
 
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
          [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--boot-timeout SEC] [--quiet]
-         [--lru classic|mglru] [--disk-write-bps SIZE] [--check-only]
+         [--lru classic|mglru] [--disk-write-bps SIZE] [--accel auto|kvm|tcg] [--check-only]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
 fails or the guest panicked, 2 with one line when the run could not happen
 (bad topology or scenario, missing kernel, guest hang: console.log is kept).
 With --check-only, exit 0 (silent) or 2 from the parameters alone: nothing
-is written, built or booted.
+is written, built or booted.  --accel (default $ACCEL, else auto) picks
+QEMU's accelerator (launch/accel.py): one line on stderr says which and why.
 """
 import argparse
 import json
@@ -22,6 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import accel  # noqa: E402
 import collect  # noqa: E402
 import scenario as scn  # noqa: E402
 import topology  # noqa: E402
@@ -61,12 +63,13 @@ def make_disk(path, disk):
         fail2(f"{mkfs[0]} failed: {r.stderr.strip()}")
 
 
-def qemu_command(topo, image, out, disk_path, cmdline):
+def qemu_command(topo, image, out, disk_path, cmdline, accelerator="tcg"):
     disk = topo["disk"]
     throttle = f",throttling.bps-write={disk['write_bps']}" if disk["write_bps"] else ""
     if disk.get("read_bps"):
         throttle += f",throttling.bps-read={disk['read_bps']}"
-    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max"]
+    # TCG: -accel tcg,thread=multi -cpu max; KVM: -accel kvm -cpu host
+    cmd = [accel.qemu_binary()] + accel.qemu_args(accelerator)
     cmd += topology.qemu_args(topo)
     if os.path.exists(QBOOT):
         # qboot instead of SeaBIOS: ~1 s less per boot, NUMA tables intact.
@@ -160,18 +163,19 @@ def proc_field(path, key):
     return None
 
 
-def record_host(out, qemu):
+def record_host(out, qemu, choice=None):
     """OUT/host.json: the machine that runs the guest, as LKP names it in
     every result: under TCG every time a run measures depends on it.  Taken
     just before the boot, so the load average is the one the guest met.
     usable_cpus is what this process may run on (a container or taskset
-    can give QEMU fewer than are online)."""
+    can give QEMU fewer than are online).  choice is accel.choose()'s: the
+    accelerator asked for (auto, kvm, tcg) and why the one in qemu won."""
     try:
         version = subprocess.run([qemu[0], "--version"], capture_output=True, text=True,
                                  timeout=30).stdout.splitlines()[:1]
     except (OSError, subprocess.TimeoutExpired):
         version = []
-    accel = qemu[qemu.index("-accel") + 1].split(",")[0] if "-accel" in qemu else None
+    accelerator = qemu[qemu.index("-accel") + 1].split(",")[0] if "-accel" in qemu else None
     mem_kb = proc_field("/proc/meminfo", "MemTotal")   # "24683748 kB"
     host = {
         "hostname": socket.gethostname(),
@@ -180,7 +184,9 @@ def record_host(out, qemu):
         "usable_cpus": len(os.sched_getaffinity(0)),
         "memory_total_kb": int(mem_kb.split()[0]) if mem_kb else None,
         "qemu_version": version[0].strip() if version else None,
-        "accelerator": accel,
+        "accelerator": accelerator,
+        "accelerator_requested": (choice or {}).get("requested"),
+        "accelerator_reason": (choice or {}).get("reason"),
         "loadavg_start": [float(x) for x in collect.read("/proc/loadavg").split()[:3]],
     }
     with open(os.path.join(out, "host.json"), "w", encoding="utf-8") as f:
@@ -212,6 +218,9 @@ def parse_args():
     ap.add_argument("--disk-write-bps", metavar="SIZE",
                     help="the test disk's QEMU write throttle (e.g. 4M, bytes/s), instead of the "
                          "scenario's DISK_WRITE_BPS or the topology's write_bps")
+    ap.add_argument("--accel", default=os.environ.get("ACCEL") or "auto",
+                    help="QEMU's accelerator: auto (KVM when a probe guest runs under it, else TCG), "
+                         "kvm or tcg (default: $ACCEL, else auto)")
     ap.add_argument("--check-only", action="store_true",
                     help="check every parameter, then exit: 0 and silent when the run could start. "
                          "make run does this before it builds a kernel; whether the kernel exists "
@@ -233,6 +242,11 @@ def check_parameters(a):
         fail2(f"VARIANT must be {one_of(variants)}, not '{a.variant}'")
     if a.lru not in ("classic", "mglru"):
         fail2(f"LRU must be classic or mglru, not '{a.lru}'")
+    try:
+        # the value; for kvm also the device (and a cached failed probe)
+        accel.choose(a.accel, check_only=True)
+    except accel.AccelError as e:
+        fail2(str(e))
     if a.timeout is not None and not 10 <= a.timeout <= 7200:
         fail2(f"--timeout {a.timeout}: want 10..7200 seconds")
     if not 10 <= a.boot_timeout <= 7200:
@@ -291,6 +305,12 @@ def main():
     image = kernel_image(a.kernel, a.variant)
     if not os.path.isfile(image):
         fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}'")
+    try:
+        choice = accel.choose(a.accel, image)
+    except accel.AccelError as e:
+        fail2(str(e))
+    if not a.quiet:
+        print(accel.line(choice), file=sys.stderr, flush=True)
 
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -348,7 +368,7 @@ def main():
         # dirty_pressure= value, movable_node, ...).
         sc["vars"].get("CMDLINE", ""), a.append,
     ]).strip()
-    qemu = qemu_command(topo, image, out, disk_path, cmdline)
+    qemu = qemu_command(topo, image, out, disk_path, cmdline, choice["accelerator"])
     with open(os.path.join(out, "qemu.cmd"), "w", encoding="utf-8") as f:
         f.write(" ".join(shlex.quote(x) for x in qemu) + "\n")
 
@@ -357,7 +377,7 @@ def main():
         print(f"run: {name}: booting {len(topo['nodes'])}-node guest ({ncpu} vCPUs, "
               f"{topo['memory'] >> 20} MiB), timeout {timeout}s", flush=True)
     boot_timeout = min(a.boot_timeout, timeout)
-    record_host(out, qemu)
+    record_host(out, qemu, choice)
     t0 = time.monotonic()
     qlog = os.path.join(out, "qemu.log")
     with open(qlog, "w", encoding="utf-8") as qf:
