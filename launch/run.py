@@ -188,6 +188,8 @@ def record_host(out, qemu, choice=None):
         "accelerator_requested": (choice or {}).get("requested"),
         "accelerator_reason": (choice or {}).get("reason"),
         "loadavg_start": [float(x) for x in collect.read("/proc/loadavg").split()[:3]],
+        # the batch system's job this run was (make matrix ENGINE=slurm), or null
+        "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
     }
     with open(os.path.join(out, "host.json"), "w", encoding="utf-8") as f:
         json.dump(host, f, indent=1)
