@@ -18,7 +18,9 @@ BIN      := build/bin
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl trace-cmd \
 	kernelshark libkshark-dev libtracecmd-dev libtraceevent-dev libtracefs-dev gnuplot-nox \
 	ccache flex bison bc libelf-dev libssl-dev dwarves e2fsprogs xfsprogs fio stress-ng fsmark \
-	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc python3-ply python3-git
+	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc python3-ply python3-git \
+	slurm-wlm munge
+# (slurm-wlm and munge: ENGINE=slurm, and the one-node cluster its tests start: launch/slurm-local.sh)
 DOCS_PACKAGES := python3-sphinx python3-sphinx-rtd-theme
 
 .PHONY: help deps deps-docs kernel kunit run test test-host test-lab check-series tools workloads analysis \
@@ -39,6 +41,9 @@ help:
 	@echo "                            scenarios x topologies x modes, resumable; report in results/<matrix>/report.{md,html}"
 	@echo "  make matrix-smoke         every topology and scenario once (make test runs it: tests/lab/30-matrix-smoke.t)"
 	@echo "  make bench [SCENARIOS=] [TOPOS=] [REPEATS=3]   repeated A/B runs (off, global, node, stock): medians and spread"
+	@echo "  matrix, matrix-smoke, bench also take CELLS=a,b (only those cells) and"
+	@echo "           ENGINE=slurm [PARTITION=] [ACCOUNT=] [TIME_LIMIT=min]: the cells as one Slurm job array, JOBS at once"
+	@echo "  launch/matrix.py --list --format json|gitlab [selection]   the cells as a CI matrix (docs/ci/)"
 	@echo "  ACCEL=auto|kvm|tcg        for run, kunit, matrix, matrix-smoke, bench (default auto): auto boots"
 	@echo "                            a probe guest under KVM (cached per host boot in build/accel-probe.json)"
 	@echo "                            and falls back to TCG; kvm where it cannot run a guest exits 2"
@@ -125,7 +130,9 @@ MATRIX_ARGS = $(if $(TOPOS),--topos "$(TOPOS)") $(if $(SCENARIOS),--scenarios "$
 	$(if $(MODES),--modes "$(MODES)") $(if $(LRU),--lru "$(LRU)") $(if $(KERNELS),--kernels "$(KERNELS)") \
 	$(if $(JOBS),--jobs "$(JOBS)") $(if $(MATRIX),--matrix "$(MATRIX)") $(if $(filter 1 yes,$(RERUN)),--rerun) \
 	$(if $(REPEATS),--repeats "$(REPEATS)") $(if $(CELL_TIMEOUT),--cell-timeout "$(CELL_TIMEOUT)") \
-	--variant "$(VARIANT)"
+	$(if $(CELLS),--cells "$(CELLS)") $(if $(ENGINE),--engine "$(ENGINE)") \
+	$(if $(PARTITION),--partition "$(PARTITION)") $(if $(ACCOUNT),--account "$(ACCOUNT)") \
+	$(if $(TIME_LIMIT),--time-limit "$(TIME_LIMIT)") --variant "$(VARIANT)"
 # Selection checked first (one line, exit 2) so bad input never waits for a kernel build;
 # then every kernel the cells boot is built or found up to date; $(1) is the default list.
 matrix_kernels = @for k in $(subst $(comma), ,$(or $(KERNELS),$(1))); do \
