@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "dirty_pressure.h"
+#include "libkshark-tepdata.h"
+#include <event-parse.h>
 
 static void dp_free_context(struct plugin_dp_context *ctx)
 {
@@ -27,12 +29,16 @@ static void dp_get_fields(struct kshark_data_stream *stream, void *rec,
 	    kshark_read_record_field_int(stream, rec, "new", &nw) ||
 	    kshark_read_record_field_int(stream, rec, "reason", &reason))
 		return;
+	/* a debugfs write (nid -1) sets every node */
+	if (nid == -1)
+		nid = DP_ALL_NODES;
 	/* values outside the documented ranges would not fit the packing: drop them */
-	if (nid < 0 || nid >= DP_MAX_NODES || old < 0 || old > 0xffff || nw < 0 ||
-	    nw > 0xffff || reason < 0 || reason > 0xff)
+	else if (nid < 0 || nid >= DP_MAX_NODES)
+		return;
+	if (old < 0 || old > 0xffff || nw < 0 || nw > 0xffff || reason < 0 || reason > 0xff)
 		return;
 	kshark_data_container_append(ctx->data, entry, DP_PACK(nid, old, nw, reason));
-	if (nid + 1 > ctx->n_nodes)
+	if (nid != DP_ALL_NODES && nid + 1 > ctx->n_nodes)
 		ctx->n_nodes = (int)nid + 1;
 	ctx->sorted = 0;
 }
@@ -53,6 +59,15 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	ctx->data = kshark_init_data_container();
 	if (!ctx->data)
 		goto fail;
+	/* label the node rows: a task row's label is its comm, "-", its pid */
+	if (kshark_is_tep(stream) && kshark_get_tep(stream)) {
+		char comm[32];
+
+		for (int nid = 0; nid < DP_MAX_NODES; nid++) {
+			snprintf(comm, sizeof(comm), "node%d pressure", nid);
+			tep_register_comm(kshark_get_tep(stream), comm, DP_ROW_PID(nid));
+		}
+	}
 	kshark_register_event_handler(stream, ctx->event_id, dp_get_fields);
 	kshark_register_draw_handler(stream, draw_dirty_pressure);
 	return 1;

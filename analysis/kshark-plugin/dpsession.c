@@ -1,7 +1,11 @@
 /*
  * dpsession: write a KernelShark 2.2.1 session (kshark.config.session) for a run's trace.dat:
- * the trace loaded, only writeback and vmscan events shown, every CPU plotted, and the
- * dirty_pressure plugin attached so each node's pressure is drawn on the CPU rows.
+ * the trace loaded, only writeback and vmscan events shown, every CPU plotted, and, with the
+ * dirty_pressure plugin attached, one row per memory node under the CPU rows on which the
+ * plugin draws that node's pressure (the task row of pid DP_ROW_PID(nid): dirty_pressure.h).
+ *
+ * The memory nodes: --nodes LIST, else the run's guest-topology.txt beside the trace (nodes
+ * with memtotal_kb > 0), else the nodes the trace's writeback:dirty_pressure events name.
  *
  * The session is built with libkshark's own exporters (kshark_export_all_dstreams,
  * kshark_export_all_plugins, kshark_export_model), so KernelShark reads back exactly what
@@ -21,6 +25,8 @@
 #include "libkshark-plugin.h"
 #include "libkshark-tepdata.h"
 
+#include "dirty_pressure.h"
+
 /* libkshark-plot.h defines this for the GUI; the JSON document is a json_object */
 #define KS_JSON_CAST(d) ((json_object *)(d))
 
@@ -29,10 +35,13 @@ static const char *prog = "dpsession";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s TRACE.dat --out SESSION.json [--plugin PLUGIN.so]\n"
+		"Usage: %s TRACE.dat --out SESSION.json [--plugin PLUGIN.so] [--nodes LIST]\n"
 		"\n"
 		"Writes a KernelShark session for TRACE.dat: writeback and vmscan events shown,\n"
-		"all CPUs plotted, and (with --plugin) the dirty_pressure plugin attached.\n"
+		"all CPUs plotted, and (with --plugin) the dirty_pressure plugin attached with\n"
+		"one pressure row per memory node under the CPU rows.  The memory nodes: --nodes\n"
+		"(e.g. 0,1), else guest-topology.txt beside TRACE.dat (memtotal_kb > 0), else the\n"
+		"nodes the trace's writeback:dirty_pressure events name.\n"
 		"Open it with: kernelshark -s SESSION.json\n"
 		"Exit: 0 written, 2 bad input (one line on stderr says what).\n", prog);
 }
@@ -62,15 +71,73 @@ static json_object *int_pair(int a, int b)
 	return arr;
 }
 
+/* "0,1,3" -> mask; 0 when malformed */
+static int parse_nodes(const char *list, uint64_t *mask)
+{
+	const char *p = list;
+
+	*mask = 0;
+	while (*p) {
+		char *e;
+		long v = strtol(p, &e, 10);
+
+		if (e == p || v < 0 || v >= DP_MAX_NODES || (*e && *e != ','))
+			return 0;
+		*mask |= 1ULL << v;
+		p = *e ? e + 1 : e;
+	}
+	return *mask != 0;
+}
+
+/* the run's guest-topology.txt ("node N cpulist=.. memtotal_kb=K ..."): nodes with K > 0 */
+static uint64_t topology_nodes(const char *trace)
+{
+	char path[PATH_MAX], line[512];
+	const char *slash = strrchr(trace, '/');
+	uint64_t mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s/guest-topology.txt", (int)(slash - trace), trace);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, "memtotal_kb=");
+		int nid;
+
+		if (sscanf(line, "node %d ", &nid) == 1 && m && nid >= 0 && nid < DP_MAX_NODES &&
+		    strtoll(m + 12, NULL, 10) > 0)
+			mask |= 1ULL << nid;
+	}
+	fclose(f);
+	return mask;
+}
+
+/* the nodes the trace's dirty_pressure events name */
+static uint64_t event_nodes(struct kshark_entry **rows, ssize_t n, int event_id)
+{
+	uint64_t mask = 0;
+	int64_t nid;
+
+	for (ssize_t i = 0; event_id >= 0 && i < n; i++)
+		if (rows[i]->event_id == event_id &&
+		    kshark_read_event_field_int(rows[i], "nid", &nid) == 0 &&
+		    nid >= 0 && nid < DP_MAX_NODES)
+			mask |= 1ULL << nid;
+	return mask;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "plugin", required_argument, NULL, 'p' },
+		{ "nodes", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *plugin = NULL;
+	const char *out = NULL, *plugin = NULL, *nodes = NULL;
+	uint64_t node_mask = 0;
 	char trace[PATH_MAX], plugin_abs[PATH_MAX];
 	struct kshark_context *ctx = NULL;
 	struct kshark_data_stream *stream;
@@ -83,10 +150,11 @@ int main(int argc, char **argv)
 	int *ids, sd, opt, shown = 0;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:p:h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:p:n:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'p': plugin = optarg; break;
+		case 'n': nodes = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case ':': die2("needs an argument (see --help)", argv[optind - 1]);
 		/* fallthrough */
@@ -97,6 +165,8 @@ int main(int argc, char **argv)
 		die2("exactly one TRACE.dat argument expected (see --help)", NULL);
 	if (!out)
 		die2("--out SESSION.json is required (see --help)", NULL);
+	if (nodes && !parse_nodes(nodes, &node_mask))
+		die2("--nodes wants node numbers 0..63 separated by commas", nodes);
 	/* KernelShark resolves paths against its own working directory: store absolute ones */
 	if (!realpath(argv[optind], trace))
 		die2(strerror(errno), argv[optind]);
@@ -139,18 +209,35 @@ int main(int argc, char **argv)
 	if (!session || !kshark_export_all_dstreams(ctx, &session))
 		die2("cannot export the data stream", trace);
 
-	/* every CPU plotted: the "CPUPlots" list lives inside the stream's own entry */
+	n = kshark_load_entries(ctx, sd, &rows);
+	if (n <= 0)
+		die2("KernelShark loaded no entries", trace);
+	/* the memory nodes, each one pressure row (only with the plugin, which draws them) */
+	if (!node_mask)
+		node_mask = topology_nodes(trace);
+	if (!node_mask)
+		node_mask = event_nodes(rows, n, kshark_find_event_id(stream, "writeback/dirty_pressure"));
+	/* rows only where the plugin has something to draw (a stock kernel's trace: nothing) */
+	if (!pl || kshark_find_event_id(stream, "writeback/dirty_pressure") < 0)
+		node_mask = 0;
+
+	/* every CPU plotted, then the node rows: the "CPUPlots" and "TaskPlots" lists live
+	 * inside the stream's own entry */
 	streams = kshark_config_alloc(KS_CONFIG_JSON);
 	if (!kshark_config_doc_get(session, "data streams", streams))
 		die2("exported session lacks data streams", NULL);
 	jstreams = KS_JSON_CAST(streams->conf_doc);
 	for (size_t i = 0; i < json_object_array_length(jstreams); i++) {
 		json_object *js = json_object_array_get_idx(jstreams, i), *cpus = json_object_new_array();
+		json_object *tasks = json_object_new_array();
 
 		for (int c = 0; c < stream->n_cpus; c++)
 			json_object_array_add(cpus, json_object_new_int(c));
+		for (int nid = 0; nid < DP_MAX_NODES; nid++)
+			if (node_mask & 1ULL << nid)
+				json_object_array_add(tasks, json_object_new_int(DP_ROW_PID(nid)));
 		json_object_object_add(js, "CPUPlots", cpus);
-		json_object_object_add(js, "TaskPlots", json_object_new_array());
+		json_object_object_add(js, "TaskPlots", tasks);
 	}
 	free(streams);
 
@@ -159,9 +246,6 @@ int main(int argc, char **argv)
 				      kshark_export_all_plugins(ctx, KS_CONFIG_JSON));
 
 	/* the model: the whole trace in view */
-	n = kshark_load_entries(ctx, sd, &rows);
-	if (n <= 0)
-		die2("KernelShark loaded no entries", trace);
 	ksmodel_init(&histo);
 	ksmodel_set_bining(&histo, 1024, rows[0]->ts, rows[n - 1]->ts + 1);
 	ksmodel_fill(&histo, rows, (size_t)n);
@@ -182,8 +266,14 @@ int main(int argc, char **argv)
 	json_object_object_add(jmarks, "Active", json_object_new_string("A"));
 	kshark_config_doc_add(session, "Markers", markers);
 	kshark_config_doc_add(session, "MainWindow", json_doc(int_pair(1280, 780)));
-	/* graphs get most of the height: the pressure lines are what this session is for */
-	kshark_config_doc_add(session, "Splitter", json_doc(int_pair(3, 1)));
+	/* the graph pane gets the height of its rows (about 54 px each, 110 for the axis and
+	 * margins) up to 560 of the window's 780, the event list the rest */
+	{
+		int rows = stream->n_cpus + __builtin_popcountll(node_mask);
+		int graph = rows * 54 + 110 < 560 ? rows * 54 + 110 : 560;
+
+		kshark_config_doc_add(session, "Splitter", json_doc(int_pair(graph, 660 - graph)));
+	}
 	kshark_config_doc_add(session, "ViewTop", json_doc(json_object_new_int64(0)));
 	kshark_config_doc_add(session, "ColorScheme", json_doc(json_object_new_double(0.75)));
 	kshark_config_doc_add(session, "ComboPlots", json_doc(json_object_new_array()));
