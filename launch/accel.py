@@ -210,8 +210,7 @@ def choose(value=None, image=None, check_only=False):
     if check_only:
         c = _load_cache(path)
         if req == "kvm" and c and c.get("key") == key and not c.get("usable"):
-            raise AccelError(f"ACCEL=kvm but {dev} does not run a guest: {c.get('why')} "
-                             f"(cached in {os.path.relpath(path)})")
+            raise AccelError(f"ACCEL=kvm but {dev} does not run a guest (cached probe: {c.get('why')})")
         return {"accelerator": None, "requested": req, "reason": "not probed (check only)"}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # One probe at a time: parallel matrix cells wait for the first one's

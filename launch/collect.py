@@ -611,7 +611,8 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         "kernel_release": read(os.path.join(out, "kernel-release")).strip() or None,
         "lab_commit": lab["lab_commit"] if isinstance(lab, dict) else previous.get("lab_commit"),
         # hostname, cpu_model, online_cpus, usable_cpus, memory_total_kb,
-        # qemu_version, accelerator, loadavg_start (run.py's record_host)
+        # qemu_version, accelerator (kvm|tcg), accelerator_requested (auto|kvm|tcg),
+        # accelerator_reason, loadavg_start (run.py's record_host)
         "host": host if isinstance(host, dict) else previous.get("host"),
         "metrics": metrics, "checks": checks,
         "pass": not any(unexpected(c) for c in checks),

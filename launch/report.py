@@ -8,7 +8,11 @@ DIR/report.html (plots inline), DIR/plots/ab-<scenario>.png.
 
 Every number comes from a result.json (a cell that hung has cell.json only,
 written by matrix.py); a metric a cell does not have is "n/a".  Repeated
-cells (names ending -rN) are summarised as median with min..max.
+cells (names ending -rN) are summarised as median with min..max.  Each
+cell's host and QEMU accelerator (result.json "host", else the run's
+host.json) are in the cells table; two sides that ran under different
+accelerators are never compared ("not compared: accelerators differ"), and a
+bench comparison whose sides ran on different hosts says so.
 """
 import base64
 import datetime
@@ -202,6 +206,13 @@ def load_cell(d):
         rep = int(mr.group(1)) if mr else None
     c["repeat"] = rep
     c["kernel_image"] = cj.get("kernel_image")
+    # the machine and accelerator the run had (run.py's host.json, carried
+    # into result.json); a cell that never finished may still have host.json
+    host = (res or {}).get("host")
+    if not isinstance(host, dict):
+        host = read_json(os.path.join(d, "host.json"))
+    host = host if isinstance(host, dict) else {}
+    c["hostname"], c["accelerator"] = host.get("hostname"), host.get("accelerator")
     notes = []
     if res is not None:
         c["verdict"] = verdict_of(res)
@@ -390,9 +401,35 @@ def cells_table(cells):
     rows = []
     for c in sorted(cells, key=order_key):
         rows.append([c["name"], c["topology"], c["scenario"], c["mode"], c["kernel"], c["lru"],
+                     c["hostname"] or "n/a", c["accelerator"] or "n/a",
                      c["verdict"], "; ".join(c["notes"]) or "", fmt(c["wall_s"])])
-    return ("table", ["cell", "topology", "scenario", "mode", "kernel", "LRU", "verdict",
+    return ("table", ["cell", "topology", "scenario", "mode", "kernel", "LRU", "host", "accel", "verdict",
                       "checks not passing", "wall s"], rows)
+
+
+# ---- which cells may be compared -----------------------------------------
+
+NOT_COMPARED = "not compared: accelerators differ"
+
+
+def accelerators(*sides):
+    """The accelerators the cells of these sides recorded (a cell from
+    before the record has none and constrains nothing)."""
+    return sorted({c["accelerator"] for cells in sides for c in cells if c.get("accelerator")})
+
+
+def accelerators_differ(*sides):
+    """A comparison across accelerators measures QEMU, not the kernel:
+    TCG runs a guest many times slower than KVM."""
+    return len(accelerators(*sides)) > 1
+
+
+def hosts(cells):
+    return sorted({c["hostname"] for c in cells if c.get("hostname")})
+
+
+def hosts_differ(*sides):
+    return len({h for cells in sides for h in hosts(cells)}) > 1
 
 
 # Reliability counts summed over every cell (issue 7): what was verified,
@@ -443,12 +480,18 @@ def ab_blocks(scen, glist, used):
             for lbl in present:
                 if lbl == "off":
                     continue
-                row += [fmt_summary(s[lbl], nrep), fmt_ratio(ratio(s[lbl][0] if s[lbl] else None, base))]
+                r = NOT_COMPARED if accelerators_differ(cols.get("off", []), cols[lbl]) else \
+                    fmt_ratio(ratio(s[lbl][0] if s[lbl] else None, base))
+                row += [fmt_summary(s[lbl], nrep), r]
             rows.append(row)
         rel = sorted({c["release"] for v in cols.values() for c in v if c["release"]})
         note = f"`{lab}`" + (f", kernel {', '.join(rel)}" if rel else "")
         if nrep > 1:
             note += f"; median of up to {nrep} repeats (min..max), [n/N] where some repeats lack the value"
+        every = [c for v in cols.values() for c in v]
+        if accelerators_differ(every):
+            note += "; accelerators: " + ", ".join(
+                f"{lbl} {'/'.join(accelerators(cols[lbl])) or 'n/a'}" for _, _, lbl in COLUMNS if lbl in cols)
         blocks += [("p", note), ("table", hdr, rows)]
         blocks += stock_block(lab, cols, used, nrep)
     return blocks
@@ -471,7 +514,9 @@ def stock_block(lab, cols, used, nrep):
         base = s["stock"][0] if s["stock"] else None
         row = [label[key], fmt_summary(s["stock"], nrep)]
         for lbl in present:
-            row += [fmt_summary(s[lbl], nrep), fmt_ratio(ratio(s[lbl][0] if s[lbl] else None, base))]
+            r = NOT_COMPARED if accelerators_differ(cols["stock"], cols[lbl]) else \
+                fmt_ratio(ratio(s[lbl][0] if s[lbl] else None, base))
+            row += [fmt_summary(s[lbl], nrep), r]
         rows.append(row)
     return [("p", f"`{lab}` against the stock kernel (the series' cost: ratio 1.00 is free)"),
             ("table", hdr, rows)]
@@ -488,13 +533,21 @@ def fmt_ci(ci, r):
     return f"{fmt_ratio(ci[0])}..{fmt_ratio(ci[1])}"
 
 
-def stat_row(where, key, what, comparison, base, other, claim=""):
+def stat_row(where, key, what, comparison, base, other, claim="", cells=None):
     """A bench row comparing two sides' repeats (lists of values, None for a
     repeat without the metric): medians (min..max), n a side, the ratio of
     medians with its bootstrap 95% interval, the exact Mann-Whitney p and
     the verdict of stats.compare() in the metric's better direction.
-    `claim` is the row's threshold claim, judged on the medians (or "")."""
+    `claim` is the row's threshold claim, judged on the medians (or "").
+    `cells` (baseline cells, other cells): sides that ran under different
+    accelerators get medians only, "not compared: accelerators differ"; on
+    different hosts the comparison says "(hosts differ)"."""
     b, o = [x for x in base if x is not None], [x for x in other if x is not None]
+    if cells and hosts_differ(*cells):
+        comparison += " (hosts differ)"
+    if cells and accelerators_differ(*cells):
+        return [where, what, BETTER[key], comparison, fmt_summary(summary(b), 2), fmt_summary(summary(o), 2),
+                f"{len(b)}/{len(o)}", "n/a", "n/a", "n/a", NOT_COMPARED, "not compared" if claim else ""]
     c = stats.compare(b, o, BETTER[key])
     r = ratio(summary(o)[0] if o else None, summary(b)[0] if b else None)
     if b and o and r is None and c["ratio"] == math.inf:
@@ -516,7 +569,7 @@ def repeats_needed_text(alpha=stats.ALPHA):
 def bench_blocks(cells):
     """Comparisons that need repeats: medians, ratios and their intervals,
     mode against off, stock against off, and the cost metrics against stock."""
-    rows = []
+    rows, sides = [], []
     for scen, glist in groups(cells).items():
         for lab, cols in glist:
             if max(len(v) for v in cols.values()) < 2:
@@ -528,6 +581,14 @@ def bench_blocks(cells):
 
             def med(lbl, key):
                 return summary(vals(lbl, key))
+
+            def side(base, other):
+                return cols.get(base, []), cols.get(other, [])
+            every = [c for v in cols.values() for c in v]
+            if hosts_differ(every) or accelerators_differ(every):
+                sides.append(f"{where}: " + "; ".join(
+                    f"{lbl} on {', '.join(hosts(cols[lbl])) or 'n/a'} ({'/'.join(accelerators(cols[lbl])) or 'n/a'})"
+                    for _, _, lbl in COLUMNS if lbl in cols))
             label = {k: lbl for k, lbl, _, _ in METRICS}
             for key, test in (("file_pageout", None), ("reclaim_wb", None), ("throughput", 0.03),
                               ("files_per_s", -0.05), ("pause_p99", None)):
@@ -551,7 +612,7 @@ def bench_blocks(cells):
                     else:               # one way: no worse than off by more than -test
                         claim = f">= {1 + test:.0%} of off" if r >= 1 + test else f"BELOW {1 + test:.0%} of off"
                     rows.append(stat_row(where, key, what, f"{lbl} vs off", vals("off", key), vals(lbl, key),
-                                         claim))
+                                         claim, side("off", lbl)))
             if "stock" in cols:
                 # the series' own cost: every mode against the kernel without it
                 for key in VS_STOCK:
@@ -560,13 +621,13 @@ def bench_blocks(cells):
                         x = med(lbl, key) if lbl in cols else None
                         if lbl in cols and (st is not None or x is not None):
                             rows.append(stat_row(where, key, label[key], f"{lbl} vs stock",
-                                                 vals("stock", key), vals(lbl, key)))
+                                                 vals("stock", key), vals(lbl, key), cells=side("stock", lbl)))
             if "stock" in cols and "off" in cols:
                 for key, what, _, _ in METRICS:
                     off, st = med("off", key), med("stock", key)
                     if key not in VS_STOCK and (off is not None or st is not None):
                         rows.append(stat_row(where, key, what, "stock vs off", vals("off", key),
-                                             vals("stock", key)))
+                                             vals("stock", key), cells=side("off", "stock")))
     if not rows:
         return []
     return [("h", 2, "Bench comparisons"),
@@ -586,7 +647,12 @@ def bench_blocks(cells):
                   "series in mode off, and the write path's cost (scenario cost) with the stock kernel in "
                   "every mode."),
             ("table", ["scenario / topology", "metric", "better", "comparison", "baseline", "other", "n",
-                       "ratio", "95% CI", "MW p", "verdict", "claim"], rows)]
+                       "ratio", "95% CI", "MW p", "verdict", "claim"], rows)] + ([
+            ("p", "Not every comparison's cells ran on one host under one accelerator. A comparison whose "
+                  "sides ran on different hosts says \"(hosts differ)\": under TCG the host's speed is in "
+                  "every time measured. One whose sides ran under different accelerators (TCG, KVM) is "
+                  "not compared (medians only): the difference would be QEMU's. Hosts (accelerators) of "
+                  "each column: " + " | ".join(sides) + ".")] if sides else [])
 
 
 def plot(root, scen, glist, used):
