@@ -5,7 +5,9 @@ run.py per cell, each in results/<matrix>/<topo>-<scenario>-<mode>-<kernel>[-mgl
   matrix.py [--topos a,b] [--scenarios x,y] [--modes off,global,node]
             [--lru classic,mglru] [--kernels patched,stock] [--jobs N]
             [--matrix NAME] [--rerun] [--smoke | --bench [--repeats N]]
-            [--cell-timeout SEC] [--list] [--no-report]
+            [--cell-timeout SEC] [--cells a,b] [--list [--format text|json|gitlab]]
+            [--engine local|slurm [--partition P] [--account A] [--time-limit MIN]]
+            [--no-report]
 
 Cells: each selected scenario on the topologies it names (TOPOLOGIES=, all
 shipped ones when unset; --topos replaces it) in its modes (MODES=, all three
@@ -24,9 +26,22 @@ that outlives --cell-timeout (default 2 x the scenario's TIMEOUT + 120 s) is
 killed and recorded as HUNG; the matrix goes on.  DPLAB_RUNNER replaces
 `python3 launch/run.py` (the host tests use a fake that never boots).
 
-Exit 0 when every selected cell passes (XFAIL included), 1 when one fails or
-hangs, 2 with one line on bad selection input.  The report (report.md and
-report.html) is regenerated at the end: launch/report.py DIR.
+--cells a,b runs only those of the selected cells (by name): one CI job per
+cell, or a cell to redo.  --list --format json prints the cells as a GitHub
+Actions matrix (`{"include": [...]}`, for fromJSON), --format gitlab as a
+GitLab child pipeline whose parallel:matrix has one CELL per cell; each job
+runs `make <target> ... CELLS=<cell>` and a last job runs the report over
+the OUT directories (docs/ci/).
+
+--engine slurm (make ... ENGINE=slurm) submits the cells to run as one Slurm
+job array (launch/slurm_engine.py): --jobs is the array's cells-at-once
+throttle, --partition, --account and --time-limit (minutes per cell, default
+the cell timeout + 5 min) go to sbatch.  The kernels and results/ must be on
+a file system every node reads.
+
+Exit 0 when every selected cell passes (XFAIL included), 1 when one fails,
+hangs or is left not run, 2 with one line on bad selection input.  The report
+(report.md and report.html) is regenerated at the end: launch/report.py DIR.
 """
 import argparse
 import concurrent.futures
@@ -35,6 +50,7 @@ import glob
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -44,11 +60,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collect  # noqa: E402
 import scenario as scn  # noqa: E402
+import slurm_engine  # noqa: E402
 from report import failing_names, read_json, verdict_of  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = ("off", "global", "node")
 LRUS = ("classic", "mglru")
+ENGINES = ("local", "slurm")
+FORMATS = ("text", "json", "gitlab")
 KERNELS = ("patched", "stock")
 # make bench without SCENARIOS: pageout and throughput (imbalance, cp) and
 # fs_mark files/s (smallfiles); every scenario when none of them exists yet.
@@ -234,6 +253,7 @@ class Runner:
         self.procs = {}
         self.stopping = False
         self.to_run = 0
+        self.slurm = None      # a Slurm array task: its ids, stamped into cell.json
 
     def command(self, c, out):
         runner = os.environ.get("DPLAB_RUNNER")
@@ -313,7 +333,8 @@ class Runner:
         write_json(os.path.join(out, "cell.json"), dict(
             c, status=status, reason=reason, rc=rc, elapsed_s=round(elapsed, 1),
             finished=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            kernel_image=kernel_stamp(c)))
+            kernel_image=kernel_stamp(c), engine="slurm" if self.slurm else "local",
+            **({"slurm": self.slurm} if self.slurm else {})))
         if status != "ABORTED":
             detail = f"({reason})" if reason and status != "PASS" else ""
             skip = [x["name"] for x in (res or {}).get("checks", []) if collect.skipped(x)]
@@ -380,6 +401,17 @@ def parse_args(argv):
     ap.add_argument("--scenario-dir", help=argparse.SUPPRESS)   # host tests
     ap.add_argument("--topology-dir", help=argparse.SUPPRESS)   # host tests
     ap.add_argument("--list", action="store_true", help="print the cells and stop")
+    ap.add_argument("--format", default="text", help="--list as text (names), json (GitHub "
+                    "Actions matrix) or gitlab (child pipeline)")
+    ap.add_argument("--cells", help="only these cells of the selection (names, commas)")
+    ap.add_argument("--engine", default=os.environ.get("ENGINE") or "local",
+                    help="local (default) or slurm")
+    ap.add_argument("--partition", default=os.environ.get("PARTITION") or None)
+    ap.add_argument("--account", default=os.environ.get("ACCOUNT") or None)
+    ap.add_argument("--time-limit", default=os.environ.get("TIME_LIMIT") or None,
+                    help="Slurm minutes per cell (default: cell timeout + 5)")
+    ap.add_argument("--slurm-task", help=argparse.SUPPRESS)     # one array task (slurm_engine)
+    ap.add_argument("--slurm-grace", default="60", help=argparse.SUPPRESS)
     ap.add_argument("--no-report", action="store_true")
     return ap.parse_args(argv)
 
@@ -423,19 +455,106 @@ def plan(a):
         cells = bench_cells(scens, topos, modes, lrus, kernels, a.variant, a.repeats)
     else:
         cells = full_cells(scens, topos, modes, lrus, kernels, a.variant)
+    if a.cells:
+        by_name = {c["name"]: c for c in cells}
+        wanted = split_list(a.cells, "cell")
+        for w in wanted:
+            if w not in by_name:
+                raise BadInput(f"cell '{w}' is not in this selection "
+                               f"(--list shows its {len(cells)} cells)")
+        cells = [c for c in cells if c["name"] in wanted]
     return cells, scens
+
+
+def check_engine(a):
+    if a.engine not in ENGINES:
+        raise BadInput(f"unknown ENGINE '{a.engine}' (known: {' '.join(ENGINES)})")
+    if a.format not in FORMATS:
+        raise BadInput(f"unknown --format '{a.format}' (known: {' '.join(FORMATS)})")
+    if a.format != "text" and not a.list:
+        raise BadInput("--format goes with --list")
+    a.slurm_grace = posint(a.slurm_grace, "slurm grace", 1, 86400)
+    if a.time_limit is not None:
+        a.time_limit = posint(a.time_limit, "TIME_LIMIT (minutes)", 1, 100000)
+    for what, v in (("PARTITION", a.partition), ("ACCOUNT", a.account)):
+        if v is not None and (not v or not all(ch.isalnum() or ch in "-_." for ch in v)):
+            raise BadInput(f"{what} must be a plain name ([A-Za-z0-9._-]), not '{v}'")
+    if a.engine == "slurm":
+        missing = [t for t in ("sbatch", "squeue", "scancel", "sinfo") if not shutil.which(t)]
+        if missing:
+            raise BadInput(f"ENGINE=slurm needs {', '.join(missing)} on PATH (Debian: slurm-client)")
+
+
+# The make variables that select these cells: what a CI job passes to make
+# so that `make <target> ... CELLS=<cell>` plans the same matrix.
+def make_selection(a):
+    target = "matrix-smoke" if a.smoke else "bench" if a.bench else "matrix"
+    args = [target]
+    for var, val in (("TOPOS", a.topos), ("SCENARIOS", a.scenarios), ("MODES", a.modes),
+                     ("LRU", a.lru), ("KERNELS", a.kernels), ("MATRIX", a.matrix)):
+        if val:
+            args.append(f"{var}={val}")
+    if a.bench:
+        args.append(f"REPEATS={a.repeats}")
+    if a.variant != "lab":
+        args.append(f"VARIANT={a.variant}")
+    return args
+
+
+def list_cells(a, cells):
+    if a.format == "text":
+        for c in cells:
+            print(c["name"])
+        return
+    sel = make_selection(a)
+    if a.format == "json":
+        rows = []
+        for c in cells:
+            row = dict(c)
+            row["out"] = f"results/{a.matrix}/{c['name']}"
+            row["make"] = " ".join(["make"] + [shlex.quote(x) for x in sel + [f"CELLS={c['name']}"]])
+            rows.append(row)
+        json.dump({"include": rows}, sys.stdout, indent=1)
+        print()
+        return
+    # gitlab: a child pipeline; CELL takes each name, one job per cell
+    # (parallel:matrix), then the report over every job's artifacts
+    q = json.dumps     # a JSON string is a YAML scalar
+    print("# generated by launch/matrix.py --list --format gitlab: a child pipeline")
+    print("stages: [cells, report]")
+    print("cell:")
+    print("  stage: cells")
+    print("  script:")
+    print("    - " + q("make " + " ".join(shlex.quote(x) for x in sel) + " CELLS=$CELL"))
+    print("  artifacts:")
+    print("    when: always")
+    print("    paths: [" + q(f"results/{a.matrix}/") + "]")
+    print("  parallel:")
+    print("    matrix:")
+    print("      - CELL:")
+    for c in cells:
+        print("          - " + q(c["name"]))
+    print("report:")
+    print("  stage: report")
+    print("  when: always")
+    print("  script:")
+    print("    - " + q(f"python3 launch/report.py results/{a.matrix}"))
+    print("  artifacts:")
+    print("    paths: [" + q(f"results/{a.matrix}/report.md") + ", " + q(f"results/{a.matrix}/report.html") + "]")
 
 
 def main(argv):
     a = parse_args(argv)
+    if a.slurm_task:
+        return slurm_engine.array_task(a.slurm_task, a)
     try:
+        check_engine(a)
         cells, scens = plan(a)
     except BadInput as e:
         print(f"matrix: {e}", file=sys.stderr)
         return 2
     if a.list:
-        for c in cells:
-            print(c["name"])
+        list_cells(a, cells)
         return 0
     root = os.path.abspath(os.path.join(a.results, a.matrix))
     os.makedirs(root, exist_ok=True)
@@ -448,8 +567,10 @@ def main(argv):
         else:
             todo.append(c)
     r.to_run = len(todo)
+    where = " under Slurm" if a.engine == "slurm" else ""
     print(f"matrix: {a.matrix}: {len(cells)} cells, {len(cells) - len(todo)} done before, "
-          f"{len(todo)} to run, {a.jobs} at a time; results in {os.path.relpath(root)}/", flush=True)
+          f"{len(todo)} to run{where}, {a.jobs} at a time; results in {os.path.relpath(root)}/",
+          flush=True)
     for c in cells:
         if c["name"] in statuses:
             r.progress(c, statuses[c["name"]], "(done before; RERUN=1 runs it again)", None)
@@ -459,17 +580,20 @@ def main(argv):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_signal)
     interrupted = False
-    ex = concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs)
-    try:
-        futs = {ex.submit(r.run_cell, c): c for c in todo}
-        for f in concurrent.futures.as_completed(futs):
-            statuses[futs[f]["name"]] = f.result()
-    except KeyboardInterrupt:
-        # Kill the running cells first: shutdown() waits for them.
-        interrupted = True
-        r.stop()
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
+    if a.engine == "slurm":
+        interrupted = slurm_engine.run(a, r, todo, statuses, argv) == "interrupted"
+    else:
+        ex = concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs)
+        try:
+            futs = {ex.submit(r.run_cell, c): c for c in todo}
+            for f in concurrent.futures.as_completed(futs):
+                statuses[futs[f]["name"]] = f.result()
+        except KeyboardInterrupt:
+            # Kill the running cells first: shutdown() waits for them.
+            interrupted = True
+            r.stop()
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
     counts = {}
     for s in statuses.values():
         counts[s] = counts.get(s, 0) + 1
