@@ -45,7 +45,7 @@ help:
 	@echo "           ENGINE=slurm [PARTITION=] [ACCOUNT=] [TIME_LIMIT=min]: the cells as one Slurm job array, JOBS at once"
 	@echo "  launch/matrix.py --list --format json|gitlab [selection]   the cells as a CI matrix (docs/ci/)"
 	@echo "  ACCEL=auto|kvm|tcg        for run, kunit, matrix, matrix-smoke, bench (default auto): auto boots"
-	@echo "                            a probe guest under KVM (cached per host boot in build/accel-probe.json)"
+	@echo "                            a probe guest under KVM (cached per host boot in build/accel-probe-HOST.json)"
 	@echo "                            and falls back to TCG; kvm where it cannot run a guest exits 2"
 	@echo "  make deps                 install missing Debian packages ($(words $(DEB_PACKAGES)) packages)"
 	@echo "  make tools                build the workloads and the analyser into $(BIN)/"

@@ -14,8 +14,9 @@ auto and kvm boot a probe guest under KVM (a lab bzImage up to a marker its
 init prints from the host's 9p root: launch/accel-probe-init.sh) unless the
 device is missing or cannot be opened; a device that opens but cannot run a
 guest (some nested hosts) fails the probe.  The result is cached in
-build/accel-probe.json, keyed on the device (path, inode, device number), the
-host's boot id and the QEMU binary, so a matrix probes once per host boot.
+build/accel-probe-HOSTNAME.json (one file per host: Slurm nodes may share
+build/), keyed on the device (path, inode, device number), the host's boot id
+and the QEMU binary, so a matrix probes once per host boot.
 Delete the file to probe again.  For tests: DPLAB_KVM_DEV (the device,
 default /dev/kvm), DPLAB_QEMU (the QEMU binary), DPLAB_ACCEL_CACHE (the cache
 file), DPLAB_ACCEL_PROBE_TIMEOUT (seconds, default 30),
@@ -56,7 +57,8 @@ def kvm_device():
 
 
 def cache_path():
-    return os.environ.get("DPLAB_ACCEL_CACHE") or os.path.join(TOP, "build", "accel-probe.json")
+    return os.environ.get("DPLAB_ACCEL_CACHE") or \
+        os.path.join(TOP, "build", f"accel-probe-{socket.gethostname()}.json")
 
 
 def probe_timeout():

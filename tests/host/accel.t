@@ -80,7 +80,7 @@ out=$(ACCEL=qemu "$lab/launch/kunit.sh" 2>&1); rc=$?
 export DPLAB_QEMU=$fake FAKE_MODE=ok
 out=$(DPLAB_KVM_DEV=$tmp/no-kvm acc 2>"$tmp/e"); rc=$?
 [ $rc -eq 0 ] && [ "$out" = tcg ] && [ "$(cat "$tmp/e")" = "accel: tcg (auto: $tmp/no-kvm missing)" ] &&
-	[ "$(probes)" -eq 0 ] && [ ! -e "$lab/build/accel-probe.json" ] && pass auto.device_missing \
+	[ "$(probes)" -eq 0 ] && [ ! -e "$lab/build/accel-probe-$(hostname).json" ] && pass auto.device_missing \
 	|| bad auto.device_missing "rc=$rc out=$out stderr='$(tr '\n' '|' <"$tmp/e")' probes=$(probes)"
 mkdir -p "$tmp/kvm-dir"
 out=$(DPLAB_KVM_DEV=$tmp/kvm-dir acc 2>"$tmp/e"); rc=$?
@@ -99,7 +99,7 @@ out=$(DPLAB_KVM_DEV=$tmp/no-kvm ACCEL=tcg acc 2>&1 >/dev/null); rc=$?
 # ---- a device that opens: the probe boots, its result is cached -----------
 export DPLAB_KVM_DEV=$tmp/kvm
 : >"$DPLAB_KVM_DEV"
-cache=$lab/build/accel-probe.json
+cache=$lab/build/accel-probe-$(hostname).json
 out=$(acc 2>"$tmp/e"); rc=$?
 [ $rc -eq 0 ] && [ "$out" = kvm ] && grep -qx "accel: kvm (auto: $DPLAB_KVM_DEV runs a guest (probed: probe guest reached userspace in [0-9.]* s))" "$tmp/e" &&
 	[ "$(probes)" -eq 1 ] && jq -e '.usable == true and .key.boot_id != "" and (.key.device_id | length) == 3' "$cache" >/dev/null 2>&1 &&
