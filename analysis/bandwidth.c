@@ -165,14 +165,41 @@ static void emit_settled(struct bandwidth *b, json_object *metrics, json_object 
 	free(settled.values);
 }
 
+/* The device the run wrote to is the one with most estimates; others would mix in. */
+static int busiest_bdi(const struct bandwidth *b)
+{
+	int best = 0;
+
+	for (int k = 1; k < b->nbdis; k++)
+		if (b->bdi_estimates[k] > b->bdi_estimates[best])
+			best = k;
+	return best;
+}
+
+/* The time of the first estimate of bdi after which avg_write_bw stays within 10% of
+ * its final value; last is the index of bdi's last estimate. */
+static double converge_time(const struct bandwidth *b, int bdi, size_t last)
+{
+	double final_avg = b->estimates[last].avg_write_bw, converged = b->estimates[last].t;
+
+	for (size_t i = last + 1; i-- > 0;) {
+		if (b->estimates[i].bdi != bdi)
+			continue;
+		if (fabs(b->estimates[i].avg_write_bw - final_avg) > 0.1 * final_avg)
+			break;
+		converged = b->estimates[i].t;
+	}
+	return converged;
+}
+
 static void bandwidth_emit(void *analysis, json_object *metrics, double duration)
 {
 	struct bandwidth *b = analysis;
 	json_object *out;
-	double final_avg = NAN, final_bw = NAN, converged, device = NAN;
+	double final_avg = NAN, final_bw = NAN, device = NAN;
 	size_t samples = 0, last = 0;
 	const struct estimate *first_written = NULL, *last_written = NULL;
-	int best = 0;
+	int best;
 
 	(void)duration;
 	if (!b->nestimates) {
@@ -180,10 +207,7 @@ static void bandwidth_emit(void *analysis, json_object *metrics, double duration
 		return;
 	}
 	out = json_child(metrics, "bandwidth");
-	/* the device the run wrote to is the one with most estimates; others would mix in */
-	for (int k = 1; k < b->nbdis; k++)
-		if (b->bdi_estimates[k] > b->bdi_estimates[best])
-			best = k;
+	best = busiest_bdi(b);
 	for (size_t i = 0; i < b->nestimates; i++) {
 		const struct estimate *e = &b->estimates[i];
 
@@ -213,21 +237,12 @@ static void bandwidth_emit(void *analysis, json_object *metrics, double duration
 	    last_written->written_t - first_written->written_t >= 1.0 &&
 	    last_written->written >= first_written->written)
 		device = device_kBps(b, first_written, last_written);
-	/* converged: from the first estimate after which avg_write_bw stays within 10% of final */
-	converged = b->estimates[last].t;
-	for (size_t i = last + 1; i-- > 0;) {
-		if (b->estimates[i].bdi != best)
-			continue;
-		if (fabs(b->estimates[i].avg_write_bw - final_avg) > 0.1 * final_avg)
-			break;
-		converged = b->estimates[i].t;
-	}
 	json_set(out, "bdi", json_object_new_string(b->bdi_names[best]));
 	json_set(out, "bdis", json_number(b->nbdis));
 	json_set(out, "samples", json_number((double)samples));
 	json_set(out, "write_bw_final_kBps", json_number(final_bw));
 	json_set(out, "avg_write_bw_final_kBps", json_number(final_avg));
-	json_set(out, "converge_time_s", json_number(converged));
+	json_set(out, "converge_time_s", json_number(converge_time(b, best, last)));
 	if (isnan(device)) {
 		unmeasurable(metrics, "bandwidth.device_write_kBps",
 			     !b->nr_written ? "global_dirty_state has no nr_written field"
