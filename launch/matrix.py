@@ -411,7 +411,9 @@ def parse_args(argv):
     ap.add_argument("--time-limit", default=os.environ.get("TIME_LIMIT") or None,
                     help="Slurm minutes per cell (default: cell timeout + 5)")
     ap.add_argument("--slurm-task", help=argparse.SUPPRESS)     # one array task (slurm_engine)
-    ap.add_argument("--slurm-grace", default="60", help=argparse.SUPPRESS)
+    # seconds with no node answering before the array is given up (tests: a few)
+    ap.add_argument("--slurm-grace", default=os.environ.get("DPLAB_SLURM_GRACE") or "60",
+                    help=argparse.SUPPRESS)
     ap.add_argument("--no-report", action="store_true")
     return ap.parse_args(argv)
 
