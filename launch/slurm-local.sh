@@ -9,6 +9,8 @@
 #   launch/slurm-local.sh stop DIR    stop what start started (and any job steps left)
 #   launch/slurm-local.sh crash DIR   kill slurmd, its job steps and everything they run, as a
 #                                     node that loses power would (the test's node failure)
+#   launch/slurm-local.sh node-down DIR stop slurmd alone: its job steps go on running, as when
+#                                     a site stops slurmd for maintenance
 #   launch/slurm-local.sh node-up DIR start slurmd again after crash; wait until the node is back
 #   launch/slurm-local.sh env DIR     print `export SLURM_CONF=...` for a shell
 #
@@ -17,10 +19,10 @@
 set -u
 cmd=${1:-}
 dir=${2:-}
-usage() { echo "usage: launch/slurm-local.sh start|stop|crash|node-up|env DIR" >&2; exit 2; }
+usage() { echo "usage: launch/slurm-local.sh start|stop|crash|node-down|node-up|env DIR" >&2; exit 2; }
 case ${cmd:-} in -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 [ -n "$cmd" ] && [ -n "$dir" ] || usage
-case $cmd in start|stop|crash|node-up|env) ;; *) usage ;; esac
+case $cmd in start|stop|crash|node-down|node-up|env) ;; *) usage ;; esac
 node=dplab0
 
 free_port() {
@@ -173,6 +175,7 @@ case $cmd in
 start) start ;;
 stop) stop ;;
 crash) crash ;;
+node-down) stop_daemon slurmd ;;
 node-up) alive slurmctld || { echo "slurm-local: no controller running in $dir" >&2; exit 2; }
 	alive slurmd && { echo "slurm-local: slurmd is already running in $dir" >&2; exit 2; }
 	node_up || exit 1 ;;

@@ -20,6 +20,7 @@ submits it again (resume).  When no node of the partition answers for
 --slurm-grace seconds (default 60), the array is cancelled and the matrix
 ends with the cells not finished left not run.
 """
+import fcntl
 import json
 import math
 import os
@@ -248,6 +249,16 @@ def array_task(cells_file, a_outer):
         print(f"matrix: slurm task: {e}", file=sys.stderr)
         return 2
     c = d["cells"][idx]
+    # One run of a cell at a time: a task orphaned by a lost slurmd may
+    # still be running it when a rerun's task starts (same OUT, rmtree'd
+    # by run.py).  The later one leaves the cell NOT RUN instead.
+    lock = open(os.path.join(d["root"], f".{c['name']}.lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        print(f"matrix: slurm task: {c['name']} is still being run by an earlier task; "
+              "left not run", file=sys.stderr)
+        return 3
     r = matrix.Runner(a, d["root"], [c], scens)
     r.to_run = 1
     r.slurm = {

@@ -140,7 +140,7 @@ want=$(verdicts "$tmp/results/ci" | grep -E '^(uma-alpha-off-patched|2node-asym-
 
 # ---- ENGINE=slurm on a real one-node cluster ---------------------------------
 slurm_checks="slurm.cluster_starts slurm.every_cell_is_an_array_task slurm.verdicts_equal_local slurm.resume_skips_done
-slurm.node_lost_leaves_not_run slurm.rerun_finishes_only_those slurm.sigterm_cancels_array slurm.submit_fails_not_run
+slurm.node_lost_leaves_not_run slurm.rerun_finishes_only_those slurm.slurmd_stopped_gives_up_then_finishes slurm.cell_locked_not_run_twice slurm.sigterm_cancels_array slurm.submit_fails_not_run
 slurm.everything_stopped"
 have_slurm=1
 for b in munged slurmctld slurmd sbatch squeue scancel sinfo; do command -v "$b" >/dev/null || have_slurm=0; done
@@ -198,6 +198,35 @@ out=$(sm --scenarios alpha --matrix s2 --no-report 2>&1); rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/log")" -eq "$nnot" ] && grep -q "4 cells, $nres done before, $nnot to run under Slurm" <<<"$out" && \
 	[ "$(verdicts "$tmp/results/s2")" = "$(verdicts "$tmp/results/ci")" ] \
 	&& pass slurm.rerun_finishes_only_those || bad slurm.rerun_finishes_only_those "rc=$rc ran=$(wc -l <"$tmp/log") $out"
+
+# slurmd stopped alone (its job steps go on): the matrix gives up as above;
+# with slurmd back, reruns finish the matrix.
+: >"$tmp/log"
+FAKE_SLEEP=15 "${sm[@]}" --scenarios alpha --modes off --matrix s5 --no-report >"$tmp/s5.out" 2>&1 &
+front=$!
+for _ in $(seq 100); do [ -s "$tmp/log" ] && break; sleep 0.2; done
+launch/slurm-local.sh node-down "$cluster"
+wait $front; rc5=$?
+launch/slurm-local.sh node-up "$cluster" >/dev/null 2>&1
+out=$(FAKE_SLEEP=1 "${sm[@]}" --scenarios alpha --modes off --matrix s5 --no-report 2>&1)
+out=$(FAKE_SLEEP=1 "${sm[@]}" --scenarios alpha --modes off --matrix s5 --no-report 2>&1); rc=$?
+[ $rc5 -eq 1 ] && [ $rc -eq 0 ] && [ "$(ls "$tmp"/results/s5/*/result.json | wc -l)" -eq 2 ] \
+	&& pass slurm.slurmd_stopped_gives_up_then_finishes \
+	|| bad slurm.slurmd_stopped_gives_up_then_finishes "rc=$rc5/$rc $(cat "$tmp/log") $(cat "$tmp/s5.out") $out"
+
+# A cell still run by an earlier task (orphaned on a node whose slurmd was
+# lost, in a cluster of several): its lock is held, so a rerun's task must
+# not run it into the same OUT; the other cells run, it stays NOT RUN.
+mkdir -p "$tmp/results/s6"
+flock -n "$tmp/results/s6/.uma-alpha-off-patched.lock" sleep 60 &
+holder=$!
+sleep 0.5
+: >"$tmp/log"
+out=$("${sm[@]}" --scenarios alpha --modes off --matrix s6 --no-report 2>&1); rc=$?
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ $rc -eq 1 ] && [ "$(cat "$tmp/log")" = "2node-asym-alpha-off-patched" ] && \
+	grep -q '^\[.*uma-alpha-off-patched NOT RUN' <<<"$out" && grep -q 'still being run by an earlier task' "$tmp"/results/s6/slurm/*.out \
+	&& pass slurm.cell_locked_not_run_twice || bad slurm.cell_locked_not_run_twice "rc=$rc $(cat "$tmp/log") $out"
 
 # SIGTERM to the matrix: the array is cancelled, nothing of it left queued
 : >"$tmp/log"
