@@ -382,7 +382,7 @@ check dpsession-writes-session $? "exit $rc, got '$got'"
 "$bin/dpsession" "$t/syn.dat" --out "$t/bare.json" >/dev/null 2>&1
 # the plugin's colours: fast_down red, slow_up green (analysis/kshark-plugin/DirtyPressure.cpp)
 colours() {	# PNG: "red green" pixel counts in the graph area
-	convert-im6.q16 "$1" -crop 1260x160+10+100 -format %c histogram:info:- 2>/dev/null |
+	convert-im6.q16 "$1" -crop 1260x260+10+100 -format %c histogram:info:- 2>/dev/null |
 		awk '/#D62728/ { r = $1 } /#2CA02C/ { g = $1 } END { printf "%d %d", r, g }' | tr -d :
 }
 art=$top/build/test-artifacts
