@@ -405,7 +405,7 @@ def evaluate(checks, metrics, run=None):
             # Without a precondition, or with one that held, a missing
             # metric is a failure of the lab, xfail mark or not.
             r.update(passed=False, status="unmeasurable",
-                     reason=f"metric {c['metric']} not in this run" +
+                     reason=f"metric {c['metric']} not in this run" + analyser_why(metrics, c["metric"]) +
                             (f" (precondition {r['precondition']} met)" if when else ""))
         else:
             ok = compare(v, c["op"], c["value"])

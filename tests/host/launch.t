@@ -211,6 +211,32 @@ r = collect.evaluate([c], {"trace": {"unmeasurable": {"balance_dirty_pages": "no
 print(r["status"], collect.unexpected(r), r["reason"])')
 [ "$out" = "unmeasurable False precondition trace.balance_dirty_pages.calls > 20 not met: metric trace.balance_dirty_pages.calls not in this run (analyser: no balance_dirty_pages events)" ] \
 	&& pass check_precondition_analyser_reason || bad check_precondition_analyser_reason "$out"
+# The evaluator's rules that analysis/checks.c (removed) also tested:
+# null, object and string metrics are unmeasurable; booleans are 1/0; every
+# operator; a plain check on a trace metric the analyser named unmeasurable
+# quotes the analyser's reason, as a precondition does.
+out=$($py -c '
+import sys; sys.path.insert(0, "launch"); import collect
+m = {"n": None, "o": {"a": 1}, "s": "7", "t": True, "f": False, "x": 3,
+     "trace": {"unmeasurable": {"bandwidth": "under 1 s of estimates"}}}
+def one(metric, op, value):
+    c = dict(name="c", metric=metric, op=op, value=value, xfail=None)
+    return collect.evaluate([c], m)[0]
+print(" ".join(one(k, "==", 1)["status"] for k in ("n", "o", "s", "t", "f")))
+print(" ".join(one("x", op, 3)["status"] + "/" + one("x", op, 4)["status"]
+               for op in ("==", "!=", "<", "<=", ">", ">=")))
+print(one("trace.bandwidth.estimate_to_device", ">=", 0.9)["reason"])')
+want="unmeasurable unmeasurable unmeasurable pass fail
+pass/fail fail/pass fail/pass pass/pass fail/fail pass/fail
+metric trace.bandwidth.estimate_to_device not in this run (analyser: under 1 s of estimates)"
+[ "$out" = "$want" ] && pass check_rules_types_operators_reason || bad check_rules_types_operators_reason "$(echo "$out" | tr '\n' '|')"
+out=$($py launch/scenario.py validate /dev/stdin 2>&1 <<'S'
+workload() { :; }
+check a x.y == 1 xfail
+S
+); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow"* ]] \
+	&& pass check_xfail_needs_reason || bad check_xfail_needs_reason "rc=$rc $out"
 # bandwidth-200m's own checks on a run like CI's of 2026-12-05 (TCG writers
 # throttled 40 times, but under 1 s of bandwidth estimates, so the device's
 # rate was unmeasurable): the run passes, every device-rate claim skipped.
