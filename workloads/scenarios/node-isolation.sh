@@ -1,9 +1,15 @@
 # node-isolation: the question the 2010 author left open.  Squeeze node 0 of
 # 4node-ring (hog + bound dirtier).  Mode global lowers everyone's limits as
 # in 2010; mode node lowers the global effective pressure only by node 0's
-# share of dirtyable memory (<= 1/4 here), and steers new dirty pages of an
-# unbound dirtier running on node 0's CPU away from node 0.
-CLAIM="one pressured node lowers the global limits only by its share (mode node) and its new dirty pages move elsewhere"
+# share of dirtyable memory (<= 1/4 here).  An unbound dirtier on node 0's
+# CPU then writes while node 0 is still squeezed: where its page cache lands
+# is measured in every mode, stock included, so the report separates the
+# series' steering from what 6.1 already does.  It separates nothing here:
+# on 4node-ring that writer put 2-7% of its page cache on node 0 in every
+# mode (bench of 2026-12-05, 4 repeats: off 0.038..0.064, global
+# 0.046..0.055, node 0.017..0.067, stock 0.029..0.053): 6.1's allocator
+# falls back from the full node by itself, with or without the series.
+CLAIM="one pressured node lowers the global limits only by its share (mode node); an unbound writer's page cache leaves the squeezed node in every mode, stock included"
 TOPOLOGIES="4node-ring 8node-tiny"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
 TIMEOUT=420
@@ -33,11 +39,12 @@ check kernel_clean           console.problems == 0
 # reclaim away from its dirty pages, so nothing lowers node 0 there (measured
 # 2026-12-05 on 4node-ring: 0 fast-downs, the steering check still passed,
 # unbound share on node 0 0.06)
-check node0_pressured        trace.pressure.node0.fast_down > 0 if mode=off,global
+check node0_pressured        trace.pressure.node0.fast_down > 0 if mode=off,global when trace.meta.has_dirty_pressure_event == 1
 check global_drops_as_2010   trace.pressure.global.min < 512 if mode=global
 check node_mode_limits_share trace.pressure.global.min >= 768 if mode=node
 check node_mode_sampled      guest.effective_min_sampled >= 768 if mode=node
 # Only while node 0 is squeezed: the hog (120 s) must outlive the unbound
 # writer, which on a slow host (bound 640M at a few MB/s) it may not; stopped
-# by `stop hog` it exits 143, finished on its own 0.
-check dirty_steered_away     guest.unbound_node0_share < 0.25 if mode=node when guest.exit_hog == 143
+# by `stop hog` it exits 143, finished on its own 0.  Every mode and the
+# stock kernel: the share is the same in all of them (see above).
+check dirty_steered_away     guest.unbound_node0_share < 0.25 when guest.exit_hog == 143
