@@ -109,9 +109,14 @@ void gen_nul(struct fuzzer *x, int f, const struct model *m)
 		buf_append(x, "\0", 1);
 		buf_puts(x, t + k);
 		break;
-	default:
-		buf_append(x, rand_below(x, 2) ? "\0" : "\0\n", rand_below(x, 2) + 1);
+	default: {
+		/* drawn in this order: the length, then which bytes (as
+		 * gcc evaluated the arguments of the call this was) */
+		size_t n = rand_below(x, 2) + 1;
+
+		buf_append(x, rand_below(x, 2) ? "\0" : "\0\n", n);
 		break;
+	}
 	}
 }
 

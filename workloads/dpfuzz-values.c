@@ -86,6 +86,17 @@ void valid_value_text(struct fuzzer *x, int f, const struct model *m, char *t,
 			 wrap_target(x, f, m) : any_valid_value(x, f));
 }
 
+/* "<nid> <pressure>" as dirty_pressure_nodes shows it */
+static void gen_node_line(struct fuzzer *x, int f, const struct model *m)
+{
+	/* drawn in this order: the pressure, then the node (as gcc evaluated
+	 * the arguments of the call this was) */
+	long pressure = any_valid_value(x, f);
+	int nid = m->nid[rand_below(x, (uint64_t)m->nn)];
+
+	buf_printf(x, "%d %ld", nid, pressure);
+}
+
 /* append a well-formed value for f, without a newline: one that changes
  * the state for a writable file; for the read-only ones what they show
  * (a node id, "<nid> <pressure>") */
@@ -94,8 +105,7 @@ void gen_wellformed(struct fuzzer *x, int f, const struct model *m)
 	if (f == FILE_MODE)
 		buf_puts(x, mode_names[pick_new_value(x, f, m)]);
 	else if (f == FILE_NODES)
-		buf_printf(x, "%d %ld", m->nid[rand_below(x, (uint64_t)m->nn)],
-			   any_valid_value(x, f));
+		gen_node_line(x, f, m);
 	else if (f == FILE_NODE)
 		buf_printf(x, "%ld", (long)rand_below(x, 3) - 1);
 	else
