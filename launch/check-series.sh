@@ -35,6 +35,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/launch/lib.sh"
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${JOBS:-2}
 quick=0
@@ -62,35 +63,13 @@ fail() { echo "FAIL: $1: $2"; failed=1; }
 g() { git -C "$src" -c user.name=dplab -c user.email=dplab@localhost "$@"; }
 
 [ -r "$tarball" ] || { fail setup "$tarball missing (Debian package linux-source-6.1)"; exit 1; }
-[ -f "$top/patches/series" ] || { fail setup "patches/series missing"; exit 1; }
-
-patches=()
-while read -r p; do
-	p=${p%%#*}; p=$(echo "$p" | xargs)
-	[ -n "$p" ] || continue
-	if [ "$p" = 0000-cover-letter.patch ]; then
-		fail setup "patches/series names the cover letter $p: it is no patch, take it out of the series"; exit 1
-	fi
-	if [ ! -f "$top/patches/$p" ]; then
-		fail setup "patches/series names $p, which does not exist"; exit 1
-	fi
-	patches+=("$top/patches/$p")
-done <"$top/patches/series"
-[ ${#patches[@]} -gt 0 ] || { fail setup "patches/series lists no patch"; exit 1; }
+list=$(series_files "$top" 2>"$logs/series.log") || { fail setup "$(cat "$logs/series.log")"; exit 1; }
+mapfile -t patches <<<"$list"
 
 # Pristine source as a git repository, once.
 if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	echo "# extracting $(basename "$tarball") into build/check-series (once, ~2 min)" >&2
-	rm -rf "$src" "$work/tmp"
-	mkdir -p "$work/tmp"
-	if ! { tar -xf "$tarball" -C "$work/tmp" && mv "$work/tmp"/linux-source-* "$src" &&
-	       rmdir "$work/tmp"; }; then
-		fail setup "cannot extract $tarball"; exit 1
-	fi
-	# -f: Debian's top-level .gitignore ignores everything
-	if ! { g init -q && g add -A -f && g commit -q -m pristine && g tag pristine; }; then
-		fail setup "cannot make the pristine git tree"; exit 1
-	fi
+	pristine_tree "$src" "$tarball" 2>"$logs/extract.log" || { fail setup "$(cat "$logs/extract.log")"; exit 1; }
 fi
 
 to_pristine() { g reset -q --hard pristine && g clean -q -fdx; }

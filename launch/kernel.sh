@@ -11,13 +11,15 @@
 # sees identical relative paths (../linux/mm/...) and ccache serves the stock
 # objects to the patched build for every file the series does not touch.
 #
-# Changing a patch re-applies the series from pristine; git rewrites only the
-# files whose content differs, so kbuild recompiles only what the patches
-# touch.  Objects go through ccache.  One line per stage; the compiler's error
+# Changing a patch re-applies the series from pristine in a scratch index and
+# moves the tree to the result writing only the files whose content changed
+# (launch/lib.sh series_apply), so kbuild recompiles only what the change
+# touches.  Objects go through ccache.  One line per stage; the compiler's error
 # is printed on failure.  A lock serializes concurrent invocations.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/launch/lib.sh"
 # The variants this script builds: lab alone, or lab plus patches/<variant>.config.
 # run.py asks for them (--variants) to refuse a bad VARIANT before any build.
 variants=(lab debug kcsan)
@@ -52,21 +54,10 @@ t0=$(date +%s)
 stage() { printf '[kernel %s/%s %4ss] %s\n' "$kernel" "$variant" "$(( $(date +%s) - t0 ))" "$*"; }
 die() { stage "FAILED: $*"; exit 1; }
 
-g() { git -C "$src" -c user.name=dplab -c user.email=dplab@localhost "$@"; }
-
 # 1. Pristine source as a git repository (once).
-if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+if ! lib_git "$src" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	stage "extract $(basename "$tarball")"
-	rm -rf "$src" "$src.tmp"
-	mkdir -p "$src.tmp"
-	tar -xf "$tarball" -C "$src.tmp"
-	mv "$src.tmp"/linux-source-* "$src"
-	rmdir "$src.tmp"
-	g init -q
-	g config gc.auto 0   # no background repacks of a 75k-file tree
-	g add -A -f   # Debian's top-level .gitignore ignores everything
-	g commit -q -m "linux-source-6.1 $(make -s -C "$src" kernelversion)"
-	g tag pristine
+	pristine_tree "$src" "$tarball" 2>"$obj/extract.log" || die "$(cat "$obj/extract.log")"
 fi
 
 # build/linux: the patched source, where tools expect a kernel tree.
@@ -75,24 +66,16 @@ fi
 # 2. The series.  Stamp = content of every patch in order.
 series_files=()
 if [ "$kernel" = patched ] && [ -f "$top/patches/series" ]; then
-	while read -r p; do
-		p=${p%%#*}; p=$(echo "$p" | xargs)
-		[ -n "$p" ] || continue
-		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
-		series_files+=("$top/patches/$p")
-	done <"$top/patches/series"
+	list=$(series_files "$top" 2>"$obj/series.log") || die "$(cat "$obj/series.log")"
+	mapfile -t series_files <<<"$list"
 fi
 stamp=$( (echo "$kernel"; for f in "${series_files[@]}"; do basename "$f"; cat "$f"; done) | sha256sum | cut -c1-16)
 if [ "$(cat "$src/.dplab-series" 2>/dev/null)" != "$stamp" ]; then
 	stage "apply ${#series_files[@]} patches from patches/series"
 	rm -f "$src/.dplab-series"
-	g reset -q --hard pristine
-	g clean -q -fdx   # objects live in the O= directory, never here
-	for f in "${series_files[@]}"; do
-		g apply --whitespace=error-all "$f" 2>"$obj/apply.log" ||
-			{ cat "$obj/apply.log" >&2; die "$(basename "$f") does not apply to pristine 6.1"; }
-	done
+	series_apply "$src" "${series_files[@]}" 2>"$obj/apply.log" || die "$(cat "$obj/apply.log")"
 	echo "$stamp" >"$src/.dplab-series"
+	stage "applied: $(lib_git "$src" diff --name-only HEAD | wc -l) files differ from pristine"
 fi
 
 # 3. Configuration: tinyconfig + fragments, via merge_config.sh.
@@ -101,7 +84,10 @@ frags=("$top/patches/lab.config")
 [ "$variant" != lab ] && frags+=("$top/patches/$variant.config")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "config fragment $f missing"; done
 kmake() { make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
-cstamp=$( (cat "${frags[@]}"; cat "$src/.dplab-series") | sha256sum | cut -c1-16)
+# What the configuration depends on: the fragments and what the series does
+# to Kconfig files (a patch touching only C or documentation needs no new
+# configuration: 23 s saved per rebuild)
+cstamp=$( (cat "${frags[@]}"; lib_git "$src" diff HEAD -- ':(glob)**/Kconfig*') | sha256sum | cut -c1-16)
 if [ "$(cat "$obj/.dplab-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$obj/.config" ]; then
 	stage "configure: tinyconfig + ${frags[*]##*/}"
 	rm -f "$obj/.dplab-config"
