@@ -61,7 +61,7 @@ series_apply() {
 	GIT_INDEX_FILE=$idx lib_git "$src" read-tree pristine || { rm -f "$idx"; return 1; }
 	for f in "$@"; do
 		if ! GIT_INDEX_FILE=$idx lib_git "$src" apply --cached --whitespace=error-all "$f" 2>"$idx.err"; then
-			echo "$(basename "$f") does not apply to the pristine tree: $(head -3 "$idx.err" | tr '\n' ' ')" >&2
+			echo "$(basename "$f") does not apply to pristine + the patches before it: $(head -3 "$idx.err" | tr '\n' ' ')" >&2
 			rm -f "$idx" "$idx.err"
 			return 1
 		fi

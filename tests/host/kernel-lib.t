@@ -88,6 +88,6 @@ series_apply "$src" "$tmp/p1.patch" 2>/dev/null
 before=$(lib_git "$src" ls-files -s; cat "$src/include/a.h" "$src/mm/b.c")
 out=$(series_apply "$src" "$tmp/p1.patch" "$tmp/p1.patch" 2>&1); rc=$?
 after=$(lib_git "$src" ls-files -s; cat "$src/include/a.h" "$src/mm/b.c")
-[ $rc -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [[ $out == "p1.patch does not apply to the pristine tree: "* ]] && \
+[ $rc -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [[ $out == "p1.patch does not apply to pristine + the patches before it: "* ]] && \
 	[ "$before" = "$after" ] && pass series_apply.bad_patch_leaves_tree || bad series_apply.bad_patch_leaves_tree "rc=$rc '$out'"
 exit $fail
