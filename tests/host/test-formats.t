@@ -391,4 +391,12 @@ if [ $rc -ne 0 ] && [ "$(tail -n 1 "$tmp/w/out")" = "1 passed, 1 failed" ] &&
 else
 	bad report_write_failure_counts "rc=$rc $(flat "$tmp/w/out")"
 fi
+# fd 3: a test's progress lines reach the person watching (tests/run's
+# stderr), not its stdout nor the log
+mkdir -p "$tmp/root3/p"
+printf '#!/bin/sh\necho "stage one of two" >&3\necho "to the log" >&2\necho "PASS: p1"\n' >"$tmp/root3/p/1.t"
+chmod +x "$tmp/root3/p/1.t"
+TEST_ROOT=$tmp/root3 TEST_LOG=$tmp/p3.log tests/run p >"$tmp/p3.out" 2>"$tmp/p3.err"
+grep -qx 'stage one of two' "$tmp/p3.err" && ! grep -q 'stage one' "$tmp/p3.out" "$tmp/p3.log" && grep -q 'to the log' "$tmp/p3.log" \
+	&& pass run_progress_fd3 || bad run_progress_fd3 "err: $(flat "$tmp/p3.err") log: $(flat "$tmp/p3.log")"
 exit $fail

@@ -10,7 +10,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . tests/result-lines.sh
 dir=results/test-matrix-smoke
-/usr/bin/python3 launch/matrix.py --smoke --matrix test-matrix-smoke --rerun >&2
+# each cell's line as it ends, to the log and to fd 3 (tests/run shows it)
+{ : >&3; } 2>/dev/null || exec 3>&2
+/usr/bin/python3 launch/matrix.py --smoke --matrix test-matrix-smoke --rerun 2>&1 | tee /dev/fd/3 >&2
 cells=$(/usr/bin/python3 launch/matrix.py --smoke --list)
 fail=0
 for c in $cells; do
