@@ -34,7 +34,7 @@ help:
 	@echo "  make test                 every test (host unit tests, KUnit, lab runs); ends 'N passed, N failed'"
 	@echo "  make test-host            host tests only (no kernel needed)"
 	@echo "  make kernel [KERNEL=patched|stock] [VARIANT=lab|debug|kcsan]   build bzImage (incremental, ccache)"
-	@echo "  make kunit                boot the KUnit suite dirty_pressure under QEMU, print KTAP and a summary"
+	@echo "  make kunit                boot the KUnit suites dirty_pressure* under QEMU, their results as the tree's kunit.py parse reads them"
 	@echo "  make check-series         checkpatch --strict on every patch + compile tests of config variants"
 	@echo "  make view OUT=dir         open a run's trace in KernelShark with its session and plugin"
 	@echo "  make matrix [TOPOS=a,b] [SCENARIOS=] [MODES=] [LRU=classic,mglru] [KERNELS=] [JOBS=n] [RERUN=1]"
