@@ -15,7 +15,8 @@
 # moves the tree to the result writing only the files whose content changed
 # (launch/lib.sh series_apply), so kbuild recompiles only what the change
 # touches.  Objects go through ccache.  One line per stage; the compiler's error
-# is printed on failure.  A lock serializes concurrent invocations.
+# is printed on failure.  A lock per kernel (build/<kernel>/.lock) serializes
+# builds of the same kernel.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +48,9 @@ obj=$top/build/$kernel/obj
 [ "$variant" = lab ] || obj=$obj-$variant
 log=$obj/build.log
 mkdir -p "$obj"
-exec 9>"$top/build/.kernel.lock"
+# One build of a kernel at a time (its variants share the source tree); the
+# stock and the patched kernels share nothing but ccache, and build at once.
+exec 9>"$top/build/$kernel/.lock"
 flock 9
 
 t0=$(date +%s)

@@ -26,6 +26,22 @@ if out=$(launch/kernel.sh stock lab --config-only 2>&1); then
 else
 	echo "FAIL: stock_config_same: $(echo "$out" | tail -3 | tr '\n' ' ')"; fail=1
 fi
+# A build of the patched kernel does not hold up the stock one (separate
+# locks), while a second patched build waits for the first.
+flock build/patched/.lock sleep 20 &
+holder=$!
+sleep 0.5
+if timeout 15 launch/kernel.sh stock lab --config-only >/dev/null 2>&1; then
+	echo "PASS: stock_not_blocked_by_patched"
+else
+	echo "FAIL: stock_not_blocked_by_patched: kernel.sh stock waited for the patched build's lock (or failed)"; fail=1
+fi
+if timeout 3 launch/kernel.sh patched lab >/dev/null 2>&1; then
+	echo "FAIL: patched_builds_serialized: a second patched build ran beside the first"; fail=1
+else
+	echo "PASS: patched_builds_serialized"
+fi
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
 rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' build/patched/obj/include/generated/utsrelease.h 2>/dev/null)
 [[ $rel == 6.1.* ]] && echo "PASS: kernel_release_6.1 ($rel)" || { echo "FAIL: kernel_release_6.1: '$rel'"; fail=1; }
 n=$(grep -cv '^\s*\(#\|$\)' patches/series 2>/dev/null)
