@@ -44,8 +44,7 @@ for v in "${variants[@]}"; do [ "$v" = "$variant" ] && known=1; done
 [ -r "$tarball" ] || { echo "kernel.sh: $tarball missing: run 'make deps' (Debian package linux-source-6.1)" >&2; exit 2; }
 
 src=$top/build/$kernel/linux
-obj=$top/build/$kernel/obj
-[ "$variant" = lab ] || obj=$obj-$variant
+obj=$(kernel_obj_dir "$top" "$kernel" "$variant")
 log=$obj/build.log
 mkdir -p "$obj"
 # One build of a kernel at a time (its variants share the source tree); the

@@ -11,7 +11,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=lab tap=0
 for a in "$@"; do case $a in --tap) tap=1;; lab|debug|kcsan) variant=$a;; *) echo "kunit.sh: unknown argument '$a'" >&2; exit 2;; esac; done
-obj=$top/build/patched/obj; [ "$variant" = lab ] || obj=$obj-$variant
+. "$top/launch/lib.sh"
+obj=$(kernel_obj_dir "$top" patched "$variant")
 bz=$obj/arch/x86/boot/bzImage
 [ -f "$bz" ] || { echo "kunit.sh: no kernel at ${bz#$top/}: run 'make kernel'" >&2; exit 2; }
 accel_args=$(/usr/bin/python3 "$top/launch/accel.py" --image "$bz" --qemu-args --prog kunit.sh) || exit 2

@@ -6,6 +6,13 @@
 # git in a source tree, with an identity for the pristine commit
 lib_git() { local src=$1; shift; git -C "$src" -c user.name=dplab -c user.email=dplab@localhost "$@"; }
 
+# kernel_obj_dir TOP KERNEL VARIANT: where a kernel's objects and bzImage
+# are (launch/collect.py kernel_obj_dir is the same rule for Python):
+# build/<kernel>/obj for the lab variant, build/<kernel>/obj-<variant> else
+kernel_obj_dir() {
+	if [ "$3" = lab ]; then echo "$1/build/$2/obj"; else echo "$1/build/$2/obj-$3"; fi
+}
+
 # series_files TOP: the patches patches/series names, in order, one path a
 # line.  Comments (#) and blank lines are skipped; a missing patch, the cover
 # letter, or an empty series is an error.

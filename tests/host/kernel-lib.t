@@ -34,6 +34,14 @@ rm "$tmp/t/patches/series"
 out=$(series_files "$tmp/t" 2>&1 >/dev/null); rc=$?
 [ $rc -ne 0 ] && [ "$out" = "patches/series missing" ] && pass series_files.no_series || bad series_files.no_series "rc=$rc '$out'"
 
+# ---- kernel_obj_dir: the shell rule is collect.py's ----------------------------
+got=$(for k in patched stock; do for v in lab debug kcsan; do kernel_obj_dir "$top" $k $v; done; done)
+want=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/launch"); import collect
+for k in ("patched", "stock"):
+    for v in ("lab", "debug", "kcsan"):
+        print(collect.kernel_obj_dir(k, v))' "$top")
+[ -n "$got" ] && [ "$got" = "$want" ] && pass kernel_obj_dir.same_as_collect || bad kernel_obj_dir.same_as_collect "$got vs $want"
+
 # ---- a toy kernel tarball and a series made against it ------------------------------
 mkdir -p "$tmp/mk/linux-source-6.1/include" "$tmp/mk/linux-source-6.1/mm"
 printf '#define A 1\n' >"$tmp/mk/linux-source-6.1/include/a.h"
