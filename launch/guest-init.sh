@@ -78,7 +78,8 @@ snapshot() {
 }
 
 # Scenario: shell file defining workload() and, optionally, setup() and
-# SYSCTL/EVENTS.  check lines are for the host's analyser; here they are no-ops.
+# SYSCTL/EVENTS, sourced as written.  Its #CHECK# lines (and its lib files')
+# are for the host's collect.py; here they are comments.
 . "$LAB/launch/guest-lib.sh"
 . "$SCENARIO_FILE"
 # Slow motion (run.py --slow-motion N) stretches writeback's clocks with the

@@ -317,13 +317,10 @@ def main():
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
+    # The run's record of its scenario, and what the guest sources as
+    # written (its #CHECK# lines are comments there).
     with open(os.path.join(out, "scenario.sh"), "w", encoding="utf-8") as f:
         f.write(sc["text"])
-    # The guest's copy without the check lines: their < and > would be
-    # shell redirections when the guest sources the file.
-    with open(os.path.join(out, "scenario.guest.sh"), "w", encoding="utf-8") as f:
-        f.write("".join("#" + ln if ln.lstrip().startswith("check ") else ln
-                        for ln in sc["text"].splitlines(keepends=True)))
     shutil.copy(tpath, os.path.join(out, "topology"))
     keep_kernel_files(out, a.kernel, a.variant)
     record_lab(out)
@@ -334,7 +331,7 @@ def main():
         disk_path = os.path.join(out, "test-disk.img")
         make_disk(disk_path, topo["disk"])
     env = {
-        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.guest.sh",
+        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.sh",
         "TEST_FS": topo["disk"]["fs"], "DEFAULT_EVENTS": DEFAULT_EVENTS,
         "PER_PAGE_EVENTS": PER_PAGE_EVENTS,
         "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],

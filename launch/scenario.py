@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Scenario files (workloads/scenarios/<name>.sh): a shell fragment the guest
-sources, defining workload() (and optionally setup()/teardown()), plain
-NAME="value" settings, and `check` lines that the host evaluates:
+sources as written, defining workload() (and optionally setup()/teardown()),
+plain NAME="value" settings, and check lines that the host evaluates, written
+as a shell comment (inert in the guest, as rcutorture keeps its #CHECK# lines):
 
-    check NAME METRIC OP VALUE [if mode=M[,M] | if kernel=K[,K]]
-          [when METRIC OP VALUE]... [xfail REASON...]          (one line)
+    #CHECK# NAME METRIC OP VALUE [if mode=M[,M] | if kernel=K[,K]]
+            [when METRIC OP VALUE]... [xfail REASON...]        (one line)
 
 METRIC is a dotted path into result.json's metrics (vmstat_delta.oom_kill,
 trace.counts.writeback_written, ...), OP one of == != < <= > >=, VALUE a
@@ -16,6 +17,14 @@ the check is `unmeasurable` with the measured value in its reason, and that
 is no failure of the run: the run could not show the claim, it did not
 refute it.  `xfail REASON` marks a claim false on 6.1 for a stated kernel
 reason (never a host's speed: that is what `when` is for).
+
+Checks shared by several scenarios live in a lib file the scenario sources,
+`. "$LAB/workloads/scenarios/lib/NAME.sh"`: its #CHECK# lines count where
+the scenario sources it.  A live `check ...` line is bad input; only a run
+record made before #CHECK# (OUT/scenario.sh, read with legacy=True by
+collect.py) may have them, and then they are its whole list.  Every run also
+gets workload_exit and kernel_clean (IMPLICIT, see implicit()), and
+collect.py adds topology_matches.
 
   scenario.py validate FILE|NAME    check only (file:line errors, exit 2)
 """
@@ -52,65 +61,131 @@ def _unquote(v):
     return " ".join(w)
 
 
-def parse(text, path):
+LIB = re.compile(r'^\. "\$LAB/workloads/scenarios/lib/([a-z0-9_.-]+)\.sh"$')
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIVE = "write check lines as '#CHECK# ...' (inert shell)"
+# Every run's own checks, added by collect.py unless the scenario writes a
+# check of that name (run records from before they were implicit do), first
+# in a run's list in this order; workload_exit not for a run that crashed as
+# its scenario asked (the workload never returns).
+IMPLICIT = ({"name": "workload_exit", "metric": "workload.exit", "op": "==", "value": 0.0,
+             "xfail": None, "cond": None, "when": [], "implicit": True},
+            {"name": "kernel_clean", "metric": "console.problems", "op": "==", "value": 0.0,
+             "xfail": None, "cond": None, "when": [], "implicit": True})
+
+
+def implicit(checks, crashed=False):
+    """The checks a run evaluates, in order: workload_exit, kernel_clean,
+    then the scenario's.  A scenario whose list opens with its own check on
+    topology.mismatches (smoke, CMD=) keeps it ahead of kernel_clean, where
+    it has always been."""
+    names = {c["name"] for c in checks}
+    head = [dict(c) for c in IMPLICIT[:1] if c["name"] not in names and not crashed]
+    rest = list(checks)
+    while rest and rest[0]["metric"] == "topology.mismatches":
+        head.append(rest.pop(0))
+    head += [dict(c) for c in IMPLICIT[1:] if c["name"] not in names]
+    return head + rest
+
+
+def parse_check(w, where, n):
+    """One check from its words after the #CHECK# (or legacy `check`)."""
+    if len(w) < 5:
+        raise ScenarioError(f"{where}: check needs NAME METRIC OP VALUE "
+                            "[if ...] [when METRIC OP VALUE] [xfail REASON]")
+    name, metric, op, value = w[1:5]
+    if not _NAME.match(name):
+        raise ScenarioError(f"{where}: check name '{name}' must be lower-case [a-z0-9_.-]")
+    if op not in OPS:
+        raise ScenarioError(f"{where}: check operator '{op}' unknown (known: {' '.join(OPS)})")
+    try:
+        value = float(value)
+    except ValueError:
+        raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
+    if not math.isfinite(value):
+        raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
+    xfail, cond, when, rest = None, None, [], w[5:]
+    if rest and rest[0] == "if":
+        m = re.fullmatch(r"(mode|kernel)=([a-z,]+)", rest[1]) if len(rest) > 1 else None
+        if not m or not set(m.group(2).split(",")) <= set(CONDITIONS[m.group(1)]):
+            raise ScenarioError(f"{where}: 'if' takes mode=off,global,node or kernel=patched,stock")
+        cond = (m.group(1), m.group(2).split(","))
+        rest = rest[2:]
+    while rest and rest[0] == "when":
+        if len(rest) < 4 or rest[1] in ("when", "xfail", "if"):
+            raise ScenarioError(f"{where}: 'when' takes METRIC OP VALUE")
+        pm, pop, pv = rest[1:4]
+        if pop not in OPS:
+            raise ScenarioError(f"{where}: 'when' operator '{pop}' unknown (known: {' '.join(OPS)})")
+        try:
+            pval = float(pv)
+        except ValueError:
+            pval = math.nan
+        if not math.isfinite(pval):
+            raise ScenarioError(f"{where}: 'when' value '{pv}' is not a number")
+        if pm == metric:
+            raise ScenarioError(f"{where}: 'when' on the check's own metric {pm}: "
+                                "such a check could never fail")
+        when.append((pm, pop, pval))
+        rest = rest[4:]
+    if rest:
+        if rest[0] != "xfail" or len(rest) < 2:
+            raise ScenarioError(f"{where}: after VALUE only 'if ...', 'when METRIC OP VALUE' "
+                                "and 'xfail REASON...' may follow, in that order")
+        xfail = " ".join(rest[1:])
+    return {"name": name, "metric": metric, "op": op, "value": value,
+            "xfail": xfail, "cond": cond, "when": when, "line": n}
+
+
+def _check_lines(text, path, legacy):
+    """(line number, words, is_live) of each check line of one file."""
+    for n, raw in enumerate(text.splitlines(), 1):
+        w = raw.split()
+        if w and w[0] == "#CHECK#":
+            yield n, w, False
+        elif w and w[0] == "check":
+            if not legacy:
+                raise ScenarioError(f"{path}:{n}: {LIVE}")
+            yield n, w, True
+
+
+def _lib_checks(lib, where):
+    path = os.path.join(TOP, "workloads", "scenarios", "lib", lib + ".sh")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        raise ScenarioError(f"{where}: no readable lib file workloads/scenarios/lib/{lib}.sh")
+    rel = os.path.relpath(path, TOP)
+    return [dict(parse_check(w, f"{rel}:{n}", n), file=rel) for n, w, _ in _check_lines(text, rel, False)]
+
+
+def parse(text, path, legacy=False):
+    """legacy: a run record (OUT/scenario.sh) from before #CHECK#: live
+    `check` lines are read, and when it has any they are its whole list
+    (its lib files had no check lines then)."""
     sc = {"name": os.path.basename(path).removesuffix(".sh"), "path": path, "text": text,
           "vars": {}, "checks": []}
+    lines = {n: (w, live) for n, w, live in _check_lines(text, path, legacy)}
+    old = any(live for w, live in lines.values())
     has_workload = False
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         where = f"{path}:{n}"
-        if re.match(r"^workload\s*\(\)", line) or \
-                re.match(r'^\. "\$LAB/workloads/scenarios/lib/[a-z0-9_.-]+\.sh"$', line):
+        lib = LIB.match(line)
+        if re.match(r"^workload\s*\(\)", line) or lib:
             has_workload = True
-        if line.startswith("check ") or line == "check":
-            w = line.split()
-            if len(w) < 5:
-                raise ScenarioError(f"{where}: check needs NAME METRIC OP VALUE "
-                                    "[if ...] [when METRIC OP VALUE] [xfail REASON]")
-            name, metric, op, value = w[1:5]
-            if not _NAME.match(name):
-                raise ScenarioError(f"{where}: check name '{name}' must be lower-case [a-z0-9_.-]")
-            if op not in OPS:
-                raise ScenarioError(f"{where}: check operator '{op}' unknown (known: {' '.join(OPS)})")
-            try:
-                value = float(value)
-            except ValueError:
-                raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
-            if not math.isfinite(value):
-                raise ScenarioError(f"{where}: check value '{w[4]}' is not a number")
-            xfail, cond, when, rest = None, None, [], w[5:]
-            if rest and rest[0] == "if":
-                m = re.fullmatch(r"(mode|kernel)=([a-z,]+)", rest[1]) if len(rest) > 1 else None
-                if not m or not set(m.group(2).split(",")) <= set(CONDITIONS[m.group(1)]):
-                    raise ScenarioError(f"{where}: 'if' takes mode=off,global,node or kernel=patched,stock")
-                cond = (m.group(1), m.group(2).split(","))
-                rest = rest[2:]
-            while rest and rest[0] == "when":
-                if len(rest) < 4 or rest[1] in ("when", "xfail", "if"):
-                    raise ScenarioError(f"{where}: 'when' takes METRIC OP VALUE")
-                pm, pop, pv = rest[1:4]
-                if pop not in OPS:
-                    raise ScenarioError(f"{where}: 'when' operator '{pop}' unknown (known: {' '.join(OPS)})")
-                try:
-                    pval = float(pv)
-                except ValueError:
-                    pval = math.nan
-                if not math.isfinite(pval):
-                    raise ScenarioError(f"{where}: 'when' value '{pv}' is not a number")
-                if pm == metric:
-                    raise ScenarioError(f"{where}: 'when' on the check's own metric {pm}: "
-                                        "such a check could never fail")
-                when.append((pm, pop, pval))
-                rest = rest[4:]
-            if rest:
-                if rest[0] != "xfail" or len(rest) < 2:
-                    raise ScenarioError(f"{where}: after VALUE only 'if ...', 'when METRIC OP VALUE' "
-                                        "and 'xfail REASON...' may follow, in that order")
-                xfail = " ".join(rest[1:])
-            if any(c["name"] == name for c in sc["checks"]):
-                raise ScenarioError(f"{where}: check '{name}' defined twice")
-            sc["checks"].append({"name": name, "metric": metric, "op": op, "value": value,
-                                 "xfail": xfail, "cond": cond, "when": when, "line": n})
+        new = []
+        if n in lines:
+            new = [parse_check(lines[n][0], where, n)]
+        elif lib and not old:
+            new = _lib_checks(lib.group(1), where)
+        for c in new:
+            if any(o["name"] == c["name"] for o in sc["checks"]):
+                raise ScenarioError(f"{c.get('file', path)}:{c['line']}: check '{c['name']}' defined twice"
+                                    + (f" (also in {path})" if c.get("file") else ""))
+            sc["checks"].append(c)
+        if n in lines:
             continue
         m = _SETTING.match(line)
         if m and m.group(1) in SETTINGS:
@@ -139,7 +214,7 @@ def parse(text, path):
     return sc
 
 
-def load(path):
+def load(path, legacy=False):
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -147,17 +222,16 @@ def load(path):
         raise ScenarioError(f"no scenario '{path}' (see workloads/scenarios/)")
     except UnicodeDecodeError as e:
         raise ScenarioError(f"{path}: not UTF-8 text at byte {e.start}")
-    return parse(text, path)
+    return parse(text, path, legacy)
 
 
 def load_cmd(cmd):
     """CMD='...': any guest command line as the workload, no checks but the
-    run's own (topology, kernel clean, exit status)."""
+    run's own (exit status, topology, kernel clean: the first and last
+    implicit, the topology one written here to keep its place between)."""
     text = ("# CMD given on the make command line\nCLAIM=\"user command\"\n"
             f"workload() {{\n\t{cmd}\n}}\n"
-            "check workload_exit workload.exit == 0\n"
-            "check topology_matches topology.mismatches == 0\n"
-            "check kernel_clean console.problems == 0\n")
+            "#CHECK# topology_matches topology.mismatches == 0\n")
     return parse(text, "cmd")
 
 

@@ -112,17 +112,28 @@ out=$($py launch/topology.py check 2node-asym "$tmp/kasan-short" --kasan); rc=$?
 for s in workloads/scenarios/*.sh; do
 	out=$($py launch/scenario.py validate "$s" 2>&1) && pass "scenario_valid.$(basename "$s" .sh)" || bad "scenario_valid.$(basename "$s" .sh)" "$out"
 done
-# ... and the guest's copy (check lines commented out, as run.py writes it)
-# is valid POSIX sh for the guest's /bin/sh
-for s in workloads/scenarios/*.sh; do
-	sed 's/^\([[:space:]]*check \)/#\1/' "$s" >"$tmp/guest.sh"
-	out=$(sh -n "$tmp/guest.sh" 2>&1) && pass "scenario_guest_sh.$(basename "$s" .sh)" || bad "scenario_guest_sh.$(basename "$s" .sh)" "$out"
+# ... and the file as written, which the guest sources (its #CHECK# lines
+# are comments), is valid POSIX sh for the guest's /bin/sh; so is each lib
+# file a scenario sources
+for s in workloads/scenarios/*.sh workloads/scenarios/lib/*.sh; do
+	n=$(basename "$s" .sh); [[ $s == */lib/* ]] && n=lib.$n
+	out=$(sh -n "$s" 2>&1) && pass "scenario_sh.$n" || bad "scenario_sh.$n" "$out"
 done
-printf 'workload() { :; }\ncheck x a.b ~= 1\n' >"$tmp/bad-op.sh"
-printf 'workload() { :; }\ncheck x a.b == many\n' >"$tmp/bad-val.sh"
-printf 'check x a.b == 1\n' >"$tmp/no-workload.sh"
-printf 'workload() { :; }\ncheck x a.b == 1 because\n' >"$tmp/bad-xfail.sh"
-printf 'workload() { :; }\ncheck x a.b == 1 if mode=fast\n' >"$tmp/bad-if.sh"
+# the guest sources it as written, a <, > or | in a check line included:
+# dash runs a scenario whose #CHECK# lines would be redirections when live
+printf 'workload() { echo ran; }\n#CHECK# a x.y < 3\n#CHECK# b x.y > 3 when w.z >= 1\n' >"$tmp/inert.sh"
+out=$(cd "$tmp" && sh -c '. ./inert.sh; workload' 2>&1; ls "$tmp" | grep -cx 3)
+[ "$out" = "ran
+0" ] && pass scenario_check_lines_inert || bad scenario_check_lines_inert "$(tr '\n' '|' <<<"$out")"
+# no live check line in a shipped scenario or lib file (they would run as
+# commands in the guest)
+out=$(grep -n '^[[:space:]]*check[[:space:]]' workloads/scenarios/*.sh workloads/scenarios/lib/*.sh)
+[ -z "$out" ] && pass scenario_no_live_check_lines || bad scenario_no_live_check_lines "$(head -3 <<<"$out" | tr '\n' '|')"
+printf 'workload() { :; }\n#CHECK# x a.b ~= 1\n' >"$tmp/bad-op.sh"
+printf 'workload() { :; }\n#CHECK# x a.b == many\n' >"$tmp/bad-val.sh"
+printf '#CHECK# x a.b == 1\n' >"$tmp/no-workload.sh"
+printf 'workload() { :; }\n#CHECK# x a.b == 1 because\n' >"$tmp/bad-xfail.sh"
+printf 'workload() { :; }\n#CHECK# x a.b == 1 if mode=fast\n' >"$tmp/bad-if.sh"
 for k in bad-op:"check operator '~=' unknown" bad-val:"check value 'many' is not a number" \
 	no-workload:"no workload() function" bad-if:"'if' takes mode=off,global,node" bad-xfail:"only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow"; do
 	f=${k%%:*} want=${k#*:}
@@ -156,11 +167,11 @@ PY
 # judged as usual (and a missing metric is a lab failure again).
 cat >"$tmp/when.sh" <<'SC'
 workload() { :; }
-check a x.y >= 3 when w.bw >= 104857600
-check b x.y < 3 when w.bw >= 104857600
-check c x.y > 3 if mode=node when w.bw >= 104857600 when w.calls > 20 xfail claim false on 6.1
-check d x.missing == 0 when w.bw >= 104857600
-check e x.y >= 3
+#CHECK# a x.y >= 3 when w.bw >= 104857600
+#CHECK# b x.y < 3 when w.bw >= 104857600
+#CHECK# c x.y > 3 if mode=node when w.bw >= 104857600 when w.calls > 20 xfail claim false on 6.1
+#CHECK# d x.missing == 0 when w.bw >= 104857600
+#CHECK# e x.y >= 3
 SC
 out=$($py - "$tmp/when.sh" <<'PY'
 import json, sys; sys.path.insert(0, "launch")
@@ -232,7 +243,7 @@ metric trace.bandwidth.estimate_to_device not in this run (analyser: under 1 s o
 [ "$out" = "$want" ] && pass check_rules_types_operators_reason || bad check_rules_types_operators_reason "$(echo "$out" | tr '\n' '|')"
 out=$($py launch/scenario.py validate /dev/stdin 2>&1 <<'S'
 workload() { :; }
-check a x.y == 1 xfail
+#CHECK# a x.y == 1 xfail
 S
 ); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow"* ]] \
@@ -435,44 +446,44 @@ sc_case() {	# sc_case NAME 'WHERE: MESSAGE' TEXT: WHERE is ":LINE" or ""
 }
 w='workload() { :; }'
 sc_case check-too-few ":2: check needs NAME METRIC OP VALUE [if ...] [when METRIC OP VALUE] [xfail REASON]" "$w
-check x a.b =="
+#CHECK# x a.b =="
 sc_case check-name ":2: check name 'Bad' must be lower-case [a-z0-9_.-]" "$w
-check Bad a.b == 1"
+#CHECK# Bad a.b == 1"
 sc_case check-twice ":3: check 'x' defined twice" "$w
-check x a.b == 1
-check x a.c == 1"
+#CHECK# x a.b == 1
+#CHECK# x a.c == 1"
 sc_case if-kernel ":2: 'if' takes mode=off,global,node or kernel=patched,stock" "$w
-check x a.b == 1 if kernel=vanilla"
+#CHECK# x a.b == 1 if kernel=vanilla"
 sc_case if-bare ":2: 'if' takes mode=off,global,node or kernel=patched,stock" "$w
-check x a.b == 1 if"
+#CHECK# x a.b == 1 if"
 sc_case xfail-no-reason ":2: after VALUE only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow, in that order" "$w
-check x a.b == 1 xfail"
+#CHECK# x a.b == 1 xfail"
 # preconditions: METRIC OP VALUE, a known operator, a number, not the
 # check's own metric (a check that could never fail), in their place
 sc_case when-short ":2: 'when' takes METRIC OP VALUE" "$w
-check x a.b == 1 when c.d >="
+#CHECK# x a.b == 1 when c.d >="
 sc_case when-bare ":2: 'when' takes METRIC OP VALUE" "$w
-check x a.b == 1 when"
+#CHECK# x a.b == 1 when"
 sc_case when-then-xfail ":2: 'when' value 'xfail' is not a number" "$w
-check x a.b == 1 when c.d > xfail why not"
+#CHECK# x a.b == 1 when c.d > xfail why not"
 sc_case when-op ":2: 'when' operator '=>' unknown (known: == != < <= > >=)" "$w
-check x a.b == 1 when c.d => 5"
+#CHECK# x a.b == 1 when c.d => 5"
 sc_case when-value ":2: 'when' value 'fast' is not a number" "$w
-check x a.b == 1 when c.d > fast"
+#CHECK# x a.b == 1 when c.d > fast"
 sc_case when-value-nan ":2: 'when' value 'nan' is not a number" "$w
-check x a.b == 1 when c.d > nan"
+#CHECK# x a.b == 1 when c.d > nan"
 sc_case when-own-metric ":2: 'when' on the check's own metric a.b: such a check could never fail" "$w
-check x a.b >= 1 when a.b >= 1"
+#CHECK# x a.b >= 1 when a.b >= 1"
 sc_case when-after-xfail ":2: after VALUE only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow, in that order" "$w
-check x a.b == 1 when c.d > 1 if mode=node"
+#CHECK# x a.b == 1 when c.d > 1 if mode=node"
 sc_case when-before-if ":3: after VALUE only 'if ...', 'when METRIC OP VALUE' and 'xfail REASON...' may follow, in that order" "$w
-check y a.b == 1 if mode=node when c.d > 1 xfail ok
-check x a.b == 1 when c.d > 1 if mode=node"
+#CHECK# y a.b == 1 if mode=node when c.d > 1 xfail ok
+#CHECK# x a.b == 1 when c.d > 1 if mode=node"
 # a NaN or an infinity would make a check that can never pass (or never fail)
 sc_case check-value-nan ":2: check value 'nan' is not a number" "$w
-check x a.b == nan"
+#CHECK# x a.b == nan"
 sc_case check-value-inf ":2: check value 'inf' is not a number" "$w
-check x a.b < inf"
+#CHECK# x a.b < inf"
 sc_case bad-quoting ":2: bad quoting: No closing quotation" "$w
 CLAIM=\"open"
 sc_case disk-bps ": DISK_WRITE_BPS 'fast' must be a size like 20M" "$w
@@ -499,6 +510,101 @@ mkdir -p "$bt/sc"
 printf 'MODES="off fast"\n%s\n' "$w" >"$bt/sc/delta.sh"
 one_line scenario_error.modes "matrix: $bt/sc/delta.sh: MODES names unknown mode 'fast'" \
 	$py launch/matrix.py --scenario-dir "$bt/sc" --results "$bt/res" --scenarios delta --list
+# A live `check` line (the form before #CHECK#: a command, with < and >
+# redirections, when the guest sources the file) is bad input everywhere a
+# scenario is read to run it; only a run record may have one (below).
+live="$w
+#CHECK# a x.y == 1
+check x a.b < 1"
+sc_case live-check ":3: write check lines as '#CHECK# ...' (inert shell)" "$live"
+printf '%s\n' "$live" >"$bt/sc/live.sh"
+one_line scenario_error.live-check-run "run: $bt/sc/live.sh:3: write check lines as '#CHECK# ...' (inert shell)" \
+	$py launch/run.py --scenario "$bt/sc/live.sh" --check-only
+one_line scenario_error.live-check-matrix "matrix: $bt/sc/live.sh:3: write check lines as '#CHECK# ...' (inert shell)" \
+	$py launch/matrix.py --scenario-dir "$bt/sc" --results "$bt/res" --scenarios live --list
+rm -f "$bt/sc/live.sh"
+sc_case live-check-bare ":2: write check lines as '#CHECK# ...' (inert shell)" "$w
+	check"
+# Shared checks: a lib file's #CHECK# lines count where the scenario sources
+# it; one also in the scenario is defined twice; a lib that is not there is
+# bad input.
+out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
+for n in ("slowup", "slowup-fast"):
+    sc = scenario.load("workloads/scenarios/%s.sh" % n)
+    print(n, " ".join(c["name"] + ("@lib" if c.get("file") == "workloads/scenarios/lib/slowup.sh" else "")
+                      for c in sc["checks"]))')
+want="slowup pressure_was_lowered@lib recovery_ratio_low@lib recovery_ratio_high@lib no_kswapd_runs_while_idle@lib slow_up_traced@lib
+slowup-fast pressure_was_lowered@lib recovery_ratio_low@lib recovery_ratio_high@lib no_kswapd_runs_while_idle@lib slow_up_traced@lib"
+[ "$out" = "$want" ] && pass scenario_lib_checks || bad scenario_lib_checks "$(tr '\n' '|' <<<"$out")"
+lib='. "$LAB/workloads/scenarios/lib/slowup.sh"'
+out=$(printf '#CHECK# first a.b == 1\n%s\n#CHECK# last a.b == 1\n' "$lib" >"$bt/lib-order.sh"
+	$py -c 'import sys; sys.path.insert(0, "launch"); import scenario
+print(" ".join(c["name"] for c in scenario.load(sys.argv[1])["checks"]))' "$bt/lib-order.sh")
+[ "$out" = "first pressure_was_lowered recovery_ratio_low recovery_ratio_high no_kswapd_runs_while_idle slow_up_traced last" ] \
+	&& pass scenario_lib_checks_in_place || bad scenario_lib_checks_in_place "$out"
+ln=$(grep -n '^#CHECK# slow_up_traced' workloads/scenarios/lib/slowup.sh | cut -d: -f1)
+sc_case lib-twice-after ":3: check 'slow_up_traced' defined twice" "$lib
+RECOVERY=1
+#CHECK# slow_up_traced trace.pressure.node0.slow_up > 0"
+printf '#CHECK# slow_up_traced a.b == 1\n%s\n' "$lib" >"$bt/lib-twice-before.sh"
+one_line scenario_error.lib-twice-before \
+	"scenario: workloads/scenarios/lib/slowup.sh:$ln: check 'slow_up_traced' defined twice (also in $bt/lib-twice-before.sh)" \
+	$py launch/scenario.py validate "$bt/lib-twice-before.sh"
+sc_case lib-missing ":1: no readable lib file workloads/scenarios/lib/nosuch.sh" '. "$LAB/workloads/scenarios/lib/nosuch.sh"'
+# workload_exit and kernel_clean are every run's, first and in that order,
+# unless the scenario writes its own; not workload_exit after a requested
+# crash; a scenario's leading topology check (smoke's, CMD's) keeps its place
+# between them.
+out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario as s
+def names(cs): return " ".join(c["name"] for c in cs)
+x = [dict(name="x", metric="a.b", op="==", value=1.0, xfail=None, cond=None, when=[])]
+t = [dict(x[0], name="topology_matches", metric="topology.mismatches")]
+print(names(s.implicit(x)))
+print(names(s.implicit(x, crashed=True)))
+print(names(s.implicit(t + x)))
+print(names(s.implicit(x + [dict(x[0], name="kernel_clean", metric="console.problems", op="<=", value=2.0)])))
+print(names(s.implicit(s.load_cmd("true")["checks"])))
+print(names(s.implicit(s.load("workloads/scenarios/smoke.sh")["checks"])))
+print(s.load("workloads/scenarios/smoke.sh")["checks"][0]["name"], len(s.IMPLICIT))')
+want="workload_exit kernel_clean x
+kernel_clean x
+workload_exit topology_matches kernel_clean x
+workload_exit x kernel_clean
+workload_exit topology_matches kernel_clean
+workload_exit topology_matches kernel_clean wrote_256mib writeback_traced
+topology_matches 2"
+[ "$out" = "$want" ] && pass implicit_checks_first || bad implicit_checks_first "$(tr '\n' '|' <<<"$out")"
+# An old run record (live check lines in OUT/scenario.sh, as every run made
+# before #CHECK# has) re-collects to the checks it had; the same run with
+# its scenario as written today (#CHECK#, no workload_exit/kernel_clean
+# lines) collects to the same list, the implicit ones first (kernel_clean
+# after smoke's own leading topology_matches).
+cp -r tests/fixtures/run-smoke "$bt/legacy"
+grep -q '^check workload_exit' "$bt/legacy/scenario.sh" || bad legacy_record_fixture "the fixture's scenario.sh lost its live check lines"
+$py launch/collect.py "$bt/legacy" >/dev/null 2>&1
+# (the fixture keeps no trace.dat, and its scenario.sh no writeback_traced)
+want_checks() { jq -S '[.checks[] | select(.name != "writeback_traced")]' tests/fixtures/run-smoke/result.json; }
+a=$(want_checks | jq -cS .) b=$(jq -cS '.checks' "$bt/legacy/result.json")
+[ "$(jq length <<<"$a")" -eq 4 ] && [ "$a" = "$b" ] && pass legacy_record_recollects || bad legacy_record_recollects "$(diff <(want_checks) <(jq -S .checks "$bt/legacy/result.json") | head -5 | tr '\n' '|')"
+# an old record of a scenario whose checks are now in a lib file: its live
+# lines are its whole list (no 'defined twice' with the lib's); read as a
+# scenario to run, the same text is refused
+printf '%s\ncheck workload_exit workload.exit == 0\ncheck slow_up_traced trace.pressure.node0.slow_up > 0\n' "$lib" >"$bt/old-slowup.sh"
+out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
+print(" ".join(c["name"] for c in scenario.load(sys.argv[1], legacy=True)["checks"]))
+try:
+    scenario.load(sys.argv[1])
+except scenario.ScenarioError as e:
+    print(e)' "$bt/old-slowup.sh")
+[ "$out" = "workload_exit slow_up_traced
+$bt/old-slowup.sh:2: write check lines as '#CHECK# ...' (inert shell)" ] && pass legacy_record_lib || bad legacy_record_lib "$(tr '\n' '|' <<<"$out")"
+cp -r tests/fixtures/run-smoke "$bt/new"
+sed -i -E '/^check (workload_exit|kernel_clean) /d; s/^check /#CHECK# /' "$bt/new/scenario.sh"
+$py launch/collect.py "$bt/new" >/dev/null 2>&1
+c=$(jq -cS '.checks' "$bt/new/result.json")
+first=$(jq -r '[.checks[].name][:3] | join(" ")' "$bt/new/result.json")
+! grep -q '^check\|workload_exit\|kernel_clean' "$bt/new/scenario.sh" && [ "$c" = "$a" ] && [ "$first" = "workload_exit topology_matches kernel_clean" ] \
+	&& pass implicit_checks_recollect || bad implicit_checks_recollect "first '$first': $(diff <(want_checks) <(jq -S .checks "$bt/new/result.json") | head -5 | tr '\n' '|')"
 
 # run.py: each argument it checks before booting, and argparse's own errors
 # (which print usage as well: several lines)

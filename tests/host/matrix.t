@@ -19,11 +19,11 @@ TOPOLOGIES="uma 2node-asym"
 MODES="off node"
 TIMEOUT=60
 workload() { :; }
-check ok workload.exit == 0
+#CHECK# ok workload.exit == 0
 S
 cat >"$tmp/sc/beta.sh" <<'S'
 workload() { :; }
-check ok workload.exit == 0
+#CHECK# ok workload.exit == 0
 S
 ntopo=$(ls topologies | wc -l)
 

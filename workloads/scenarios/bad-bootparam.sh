@@ -36,14 +36,12 @@ workload() {
 	return 0
 }
 
-check workload_exit          workload.exit == 0
-check kernel_clean           console.problems == 0
-check cmdline_has_garbage    guest.cmdline_garbage == 1
-check mode_is_default        guest.mode_code == 1
-check one_warning            guest.warning_lines == 1
-check one_series_printk      guest.series_printk_lines == 1
-check garbage_mentioned_once guest.garbage_lines == 1
-check no_warn_splat          guest.warn_splats == 0
-check not_passed_to_init     guest.init_env_garbage == 0
-check pressure_untouched     guest.pressure == 1024
-check runtime_switch_works   guest.runtime_mode_switch == 1
+#CHECK# cmdline_has_garbage    guest.cmdline_garbage == 1
+#CHECK# mode_is_default        guest.mode_code == 1
+#CHECK# one_warning            guest.warning_lines == 1
+#CHECK# one_series_printk      guest.series_printk_lines == 1
+#CHECK# garbage_mentioned_once guest.garbage_lines == 1
+#CHECK# no_warn_splat          guest.warn_splats == 0
+#CHECK# not_passed_to_init     guest.init_env_garbage == 0
+#CHECK# pressure_untouched     guest.pressure == 1024
+#CHECK# runtime_switch_works   guest.runtime_mode_switch == 1

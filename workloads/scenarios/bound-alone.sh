@@ -57,29 +57,27 @@ workload() {
 	return $rc
 }
 
-check workload_exit          workload.exit == 0
-check kernel_clean           console.problems == 0
-check dirtier_complete       guest.exit_dirtier == 0
-check disk_queue_applied     guest.disk_queue_applied == 1
+#CHECK# dirtier_complete       guest.exit_dirtier == 0
+#CHECK# disk_queue_applied     guest.disk_queue_applied == 1
 # the case's premises: bound CPU and memory, more than twice the node written
-check writer_cpu_bound       workloads.dirtier.cpu_bound == 1
-check wrote_2x_node0         guest.written_over_node0_memtotal >= 2
-check cache_on_node0         guest.pagecache_node0_pages > 0
-check no_cache_off_node0     guest.pagecache_off_node0_pages == 0
+#CHECK# writer_cpu_bound       workloads.dirtier.cpu_bound == 1
+#CHECK# wrote_2x_node0         guest.written_over_node0_memtotal >= 2
+#CHECK# cache_on_node0         guest.pagecache_node0_pages > 0
+#CHECK# no_cache_off_node0     guest.pagecache_off_node0_pages == 0
 # The series' claim for this case (v2, node domain): in mode node reclaim
 # neither calls writepage on, nor rotates, the bound writer's pages; at most
 # 1% of the 1200 MiB written (3,072 pages).  make bench, 5 runs each
 # (2026-12-05): 0 (0..0) both, against mode off's 452,893 and 1,398,067.
-check node_mode_no_writepage nodes.0.vmstat_delta.nr_vmscan_write <= 3072 if mode=node
-check node_mode_no_immediate nodes.0.vmstat_delta.nr_vmscan_immediate_reclaim <= 3072 if mode=node
+#CHECK# node_mode_no_writepage nodes.0.vmstat_delta.nr_vmscan_write <= 3072 if mode=node
+#CHECK# node_mode_no_immediate nodes.0.vmstat_delta.nr_vmscan_immediate_reclaim <= 3072 if mode=node
 # The trace-derived counts are whole only when no event was lost: kswapd's
 # scans overran even the 16 MiB buffer in 1 of 15 runs (and 1 of the XFS
 # bench's), a property of the host's speed against the guest's, not of the
 # kernel.  So a lost event makes the trace-derived checks unmeasurable (SKIP),
 # not the run a failure; the vmstat counts the bench compares are unaffected.
 # the reclaim-writeback count measured something: the flushers' bios are there
-check bios_traced            trace.counts.block_bio_queue > 0
+#CHECK# bios_traced            trace.counts.block_bio_queue > 0
 # a page kswapd sent to the disk came from one of reclaim's writepage calls
 # (6.1: only kswapd writes file folios from reclaim; on ext4 a call may write
 # nothing, on XFS there is no ->writepage at all)
-check reclaim_wb_le_writepage trace.reclaim.kswapd_write_excess_pages <= 0 when trace.meta.missed_events == 0
+#CHECK# reclaim_wb_le_writepage trace.reclaim.kswapd_write_excess_pages <= 0 when trace.meta.missed_events == 0

@@ -16,8 +16,6 @@ workload() {
 	return 0
 }
 
-check workload_exit       workload.exit == 0
-check kernel_clean        console.problems == 0
-check dd_complete         guest.exit_dd == 0
-check dd_rate_measured    guest.dd_bw_bytes_per_s > 0
-check pressure_stays_high trace.pressure.global.min >= 512 if kernel=patched
+#CHECK# dd_complete         guest.exit_dd == 0
+#CHECK# dd_rate_measured    guest.dd_bw_bytes_per_s > 0
+#CHECK# pressure_stays_high trace.pressure.global.min >= 512 if kernel=patched

