@@ -234,6 +234,51 @@ def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
     return cells
 
 
+def check_line(cell_name, c):
+    """One check as tests/run's line (tests/result-lines.sh's rule): PASS,
+    XFAIL with its reason, SKIP for an unmet precondition, else FAIL."""
+    name = f"{cell_name}.{c['name']}"
+    if c.get("status") == "pass":
+        return f"PASS: {name}"
+    if c.get("status") == "xfail":
+        return f"XFAIL: {name}: {c.get('reason')}"
+    if collect.skipped(c):
+        return f"SKIP: {name}: unmeasurable: {c.get('reason')}"
+    why = f" ({c['reason']})" if c.get("reason") else ""
+    return f"FAIL: {name}: {c.get('status')}: {c.get('expectation')}, got {c.get('value')}{why}"
+
+
+def write_test_formats(root, cells, statuses):
+    """root/matrix.ktap and root/matrix.junit.xml, as tests/run writes them:
+    one test per cell, its checks nested; a cell without result.json (HUNG,
+    ERROR, NOT RUN) is one failed check."""
+    records = os.path.join(root, ".matrix-records")
+    with open(records, "w", encoding="utf-8") as f:
+        for c in cells:
+            out = os.path.join(root, c["name"])
+            res = read_json(os.path.join(out, "result.json"))
+            rec = read_json(os.path.join(out, "cell.json")) or {}
+            f.write(f"@T {c['name']}\n")
+            if res is None:
+                st = statuses.get(c["name"], rec.get("status", "NOT RUN"))
+                f.write(f"FAIL: {c['name']}.result: {st}, no result.json"
+                        f"{': ' + rec['reason'] if rec.get('reason') else ''}\n")
+                rc = 2
+            else:
+                for chk in res.get("checks", []):
+                    f.write(check_line(c["name"], chk).replace("\n", " ") + "\n")
+                rc = 0 if res.get("pass") else 1
+            f.write(f"@E {rc} {int(rec.get('elapsed_s') or 0)}\n")
+    tool = os.path.join(TOP, "tests", "report-formats.py")
+    r = subprocess.run([sys.executable, tool, records, os.path.join(root, "matrix.ktap"),
+                        os.path.join(root, "matrix.junit.xml")], capture_output=True, text=True)
+    os.unlink(records)
+    if r.returncode != 0:
+        print(f"matrix: KTAP/JUnit not written: {r.stderr.strip()}", file=sys.stderr)
+    else:
+        print(f"matrix: KTAP {os.path.relpath(root)}/matrix.ktap, JUnit matrix.junit.xml")
+
+
 def fmt_s(s):
     s = int(round(s))
     if s < 60:
@@ -610,6 +655,7 @@ def main(argv):
                              capture_output=True, text=True)
         sys.stdout.write(rep.stdout)
         sys.stderr.write(rep.stderr)
+        write_test_formats(root, cells, statuses)
     if interrupted:
         print("matrix: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
