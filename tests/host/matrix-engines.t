@@ -41,30 +41,8 @@ TIMEOUT=60
 workload() { :; }
 #CHECK# ok workload.exit == 0
 S
-# the fake runner: matrix.t's, plus FAKE_SLEEP (seconds every cell takes)
-cat >"$tmp/fake-run" <<'F'
-#!/usr/bin/python3
-import json, os, sys, time
-a, argv = {}, sys.argv[1:]
-while argv:
-    k = argv.pop(0)
-    a[k] = True if k == "--quiet" else argv.pop(0)
-out = a["--out"]
-name = os.path.basename(out)
-with open(os.environ["FAKE_LOG"], "a") as f:
-    f.write(name + "\n")
-time.sleep(float(os.environ.get("FAKE_SLEEP", "0")))
-os.makedirs(out, exist_ok=True)
-ok = a["--mode"] != "node"
-res = {"topology": a["--topo"], "scenario": os.path.basename(a["--scenario"]).removesuffix(".sh"),
-       "mode": a["--mode"], "kernel": a["--kernel"], "variant": "lab", "kernel_release": "6.1.0-fake",
-       "host": {"hostname": "fake", "slurm_job_id": os.environ.get("SLURM_JOB_ID")},
-       "metrics": {}, "checks": [{"name": "ok", "value": 1 if ok else 0, "expectation": "workload.exit == 0",
-                   "passed": ok, "status": "pass" if ok else "fail"}], "pass": ok}
-json.dump(res, open(os.path.join(out, "result.json"), "w"))
-sys.exit(0 if ok else 1)
-F
-chmod +x "$tmp/fake-run"
+# the fake runner (tests/fixtures/fake-run): FAKE_SLEEP seconds every cell takes
+cp tests/fixtures/fake-run "$tmp/fake-run"
 export DPLAB_RUNNER="$tmp/fake-run" FAKE_LOG="$tmp/log"
 unset ENGINE PARTITION ACCOUNT TIME_LIMIT
 

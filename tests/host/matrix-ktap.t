@@ -19,8 +19,7 @@ MODES="off node"
 workload() { :; }
 #CHECK# ok workload.exit == 0
 S
-sed -n '/^cat >"\$tmp\/fake-run"/,/^F$/p' tests/host/matrix.t | sed '1d;$d' >"$tmp/fake-run"
-chmod +x "$tmp/fake-run"
+cp tests/fixtures/fake-run "$tmp/fake-run"
 export FAKE_LOG=$tmp/log
 m() { $py launch/matrix.py --scenario-dir "$tmp/sc" --results "$tmp/res" "$@"; }
 DPLAB_RUNNER=$tmp/fake-run m --scenarios alpha --matrix k >"$tmp/out" 2>&1

@@ -108,32 +108,9 @@ out=$(m --scenarios gamma --list 2>&1); rc=$?
 rm "$tmp/sc/gamma.sh"
 
 # ---- running with a fake runner -------------------------------------------
-# The fake takes run.py's arguments, logs the cell, and writes a result.json
+# The fake (tests/fixtures/fake-run) takes run.py's arguments, logs the cell, and writes a result.json
 # whose numbers depend on the mode; FAKE_HANG names a cell that sleeps.
-cat >"$tmp/fake-run" <<'F'
-#!/usr/bin/python3
-import json, os, sys, time
-a, argv = {}, sys.argv[1:]
-while argv:
-    k = argv.pop(0)
-    a[k] = True if k == "--quiet" else argv.pop(0)
-out = a["--out"]
-name = os.path.basename(out)
-with open(os.environ["FAKE_LOG"], "a") as f:
-    f.write(name + (" lru=" + a["--lru"] if "--lru" in a else "") + "\n")
-if name == os.environ.get("FAKE_HANG"):
-    time.sleep(60)
-os.makedirs(out, exist_ok=True)
-ok = a["--mode"] != "node"
-res = {"topology": a["--topo"], "scenario": os.path.basename(a["--scenario"]).removesuffix(".sh"),
-       "mode": a["--mode"], "kernel": a["--kernel"], "variant": "lab", "kernel_release": "6.1.0-fake",
-       "metrics": {"vmstat_delta": {"nr_vmscan_write": 100, "pswpout": 0}},
-       "checks": [{"name": "ok", "value": 1 if ok else 0, "expectation": "workload.exit == 0",
-                   "passed": ok, "status": "pass" if ok else "fail"}], "pass": ok}
-json.dump(res, open(os.path.join(out, "result.json"), "w"))
-sys.exit(0 if ok else 1)
-F
-chmod +x "$tmp/fake-run"
+cp tests/fixtures/fake-run "$tmp/fake-run"
 export DPLAB_RUNNER="$tmp/fake-run" FAKE_LOG="$tmp/log"
 
 : >"$tmp/log"
