@@ -665,7 +665,9 @@ def main(argv):
     try:
         topo = topology.load(os.path.join(out, "topology"))
         # a record from before #CHECK# has live check lines: still read
-        sc = scn.load(os.path.join(out, "scenario.sh"), legacy=True)
+        # and its lib files as the run had them (OUT/scenario-lib/), when it kept them
+        sc = scn.load(os.path.join(out, "scenario.sh"), legacy=True,
+                      lib_dir=os.path.join(out, "scenario-lib"))
     except (topology.TopologyError, scn.ScenarioError) as e:
         print(f"collect: {e}", file=sys.stderr)
         return 2

@@ -321,6 +321,10 @@ def main():
     # written (its #CHECK# lines are comments there).
     with open(os.path.join(out, "scenario.sh"), "w", encoding="utf-8") as f:
         f.write(sc["text"])
+    # and of the lib files it sources: their #CHECK# lines are its checks too
+    for lib in sc.get("libs", []):
+        os.makedirs(os.path.join(out, "scenario-lib"), exist_ok=True)
+        shutil.copy(scn.lib_path(lib), os.path.join(out, "scenario-lib", lib + ".sh"))
     shutil.copy(tpath, os.path.join(out, "topology"))
     keep_kernel_files(out, a.kernel, a.variant)
     record_lab(out)

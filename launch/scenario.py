@@ -149,23 +149,32 @@ def _check_lines(text, path, legacy):
             yield n, w, True
 
 
-def _lib_checks(lib, where):
-    path = os.path.join(TOP, "workloads", "scenarios", "lib", lib + ".sh")
+def lib_path(lib, lib_dir=None):
+    """A lib file: the run record's copy in lib_dir (OUT/scenario-lib/) when
+    there is one, so re-collecting uses the checks the run had; else the
+    lab's own."""
+    if lib_dir and os.path.isfile(os.path.join(lib_dir, lib + ".sh")):
+        return os.path.join(lib_dir, lib + ".sh")
+    return os.path.join(TOP, "workloads", "scenarios", "lib", lib + ".sh")
+
+
+def _lib_checks(lib, where, lib_dir=None):
+    path = lib_path(lib, lib_dir)
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError):
         raise ScenarioError(f"{where}: no readable lib file workloads/scenarios/lib/{lib}.sh")
-    rel = os.path.relpath(path, TOP)
+    rel = os.path.relpath(path, TOP) if path.startswith(TOP + os.sep) else path
     return [dict(parse_check(w, f"{rel}:{n}", n), file=rel) for n, w, _ in _check_lines(text, rel, False)]
 
 
-def parse(text, path, legacy=False):
+def parse(text, path, legacy=False, lib_dir=None):
     """legacy: a run record (OUT/scenario.sh) from before #CHECK#: live
     `check` lines are read, and when it has any they are its whole list
     (its lib files had no check lines then)."""
     sc = {"name": os.path.basename(path).removesuffix(".sh"), "path": path, "text": text,
-          "vars": {}, "checks": []}
+          "vars": {}, "checks": [], "libs": []}
     lines = {n: (w, live) for n, w, live in _check_lines(text, path, legacy)}
     old = any(live for w, live in lines.values())
     has_workload = False
@@ -175,11 +184,13 @@ def parse(text, path, legacy=False):
         lib = LIB.match(line)
         if re.match(r"^workload\s*\(\)", line) or lib:
             has_workload = True
+        if lib and lib.group(1) not in sc["libs"]:
+            sc["libs"].append(lib.group(1))
         new = []
         if n in lines:
             new = [parse_check(lines[n][0], where, n)]
         elif lib and not old:
-            new = _lib_checks(lib.group(1), where)
+            new = _lib_checks(lib.group(1), where, lib_dir)
         for c in new:
             if any(o["name"] == c["name"] for o in sc["checks"]):
                 raise ScenarioError(f"{c.get('file', path)}:{c['line']}: check '{c['name']}' defined twice"
@@ -214,7 +225,7 @@ def parse(text, path, legacy=False):
     return sc
 
 
-def load(path, legacy=False):
+def load(path, legacy=False, lib_dir=None):
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -222,7 +233,7 @@ def load(path, legacy=False):
         raise ScenarioError(f"no scenario '{path}' (see workloads/scenarios/)")
     except UnicodeDecodeError as e:
         raise ScenarioError(f"{path}: not UTF-8 text at byte {e.start}")
-    return parse(text, path, legacy)
+    return parse(text, path, legacy, lib_dir)
 
 
 def load_cmd(cmd):

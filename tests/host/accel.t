@@ -165,6 +165,11 @@ if grep -q -- ' -accel kvm -cpu host ' "$tmp/run-auto/qemu.cmd" 2>/dev/null &&
 else
 	bad run.auto_kvm_args_and_record "rc=$rc $(cat "$tmp/run-auto/qemu.cmd" 2>&1 | cut -c1-120) $(cat "$tmp/run-auto/host.json" 2>&1 | tr -d '\n') $(tr '\n' '|' <"$tmp/e")"
 fi
+# (not the accelerator's: run.py keeps the lib files a scenario sources in
+# OUT/scenario-lib/, so re-collecting the record reads the checks it ran with)
+ACCEL=tcg run_fake run-lib --topo 2node-asym --scenario slowup --quiet >/dev/null 2>&1
+cmp -s "$tmp/run-lib/scenario-lib/slowup.sh" "$top/workloads/scenarios/lib/slowup.sh" && [ -f "$tmp/run-lib/scenario.sh" ] \
+	&& pass run.record_keeps_scenario_lib || bad run.record_keeps_scenario_lib "$(ls "$tmp/run-lib" 2>&1 | tr '\n' ' ')"
 # result.json carries the record (collect.py)
 jq -e '.host.accelerator == "kvm" and .host.accelerator_requested == "auto"' "$tmp/run-auto/result.json" >/dev/null 2>&1 \
 	&& pass run.result_json_accelerator || bad run.result_json_accelerator "rc=$rc $(jq -c .host "$tmp/run-auto/result.json" 2>&1)"

@@ -598,6 +598,21 @@ except scenario.ScenarioError as e:
     print(e)' "$bt/old-slowup.sh")
 [ "$out" = "workload_exit slow_up_traced
 $bt/old-slowup.sh:2: write check lines as '#CHECK# ...' (inert shell)" ] && pass legacy_record_lib || bad legacy_record_lib "$(tr '\n' '|' <<<"$out")"
+# A record keeps the lib files its scenario sourced (OUT/scenario-lib/, by
+# run.py): parsed as a record, the copy's checks count, not today's lib's;
+# without a copy (records made before it), today's lib.
+mkdir -p "$bt/rec/scenario-lib"
+printf '%s\nworkload() { :; }\n' "$lib" >"$bt/rec/scenario.sh"
+printf '#CHECK# kept_from_the_run a.b == 1\n' >"$bt/rec/scenario-lib/slowup.sh"
+out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
+d = sys.argv[1]
+print(" ".join(c["name"] for c in scenario.load(d + "/scenario.sh", legacy=True, lib_dir=d + "/scenario-lib")["checks"]))
+print(" ".join(c["name"] for c in scenario.load(d + "/scenario.sh", legacy=True, lib_dir=d + "/none")["checks"]))
+print(scenario.load(d + "/scenario.sh")["libs"])' "$bt/rec")
+[ "$out" = "kept_from_the_run
+pressure_was_lowered recovery_ratio_low recovery_ratio_high no_kswapd_runs_while_idle slow_up_traced
+['slowup']" ] && grep -q 'lib_dir=os.path.join(out, "scenario-lib")' launch/collect.py \
+	&& pass record_keeps_its_lib || bad record_keeps_its_lib "$(tr '\n' '|' <<<"$out")"
 cp -r tests/fixtures/run-smoke "$bt/new"
 sed -i -E '/^check (workload_exit|kernel_clean) /d; s/^check /#CHECK# /' "$bt/new/scenario.sh"
 $py launch/collect.py "$bt/new" >/dev/null 2>&1
