@@ -62,20 +62,21 @@ def time_limit_min(a, r, todo):
     return math.ceil((worst + 300) / 60)
 
 
+# the front end's options that an array task must not see (with a value, and flags)
+FRONT_ONLY = ("--engine", "--partition", "--account", "--time-limit", "--slurm-grace")
+FRONT_ONLY_FLAGS = ("--list", "--rerun")
+
+
 def task_argv(argv):
     """The front end's arguments, minus what only the front end uses."""
     out, skip = [], False
     for x in argv:
         if skip:
             skip = False
-            continue
-        if x in ("--engine", "--partition", "--account", "--time-limit", "--slurm-grace"):
+        elif x in FRONT_ONLY:
             skip = True
-            continue
-        if x.split("=", 1)[0] in ("--engine", "--partition", "--account", "--time-limit",
-                                  "--slurm-grace") or x in ("--list", "--rerun"):
-            continue
-        out.append(x)
+        elif x.split("=", 1)[0] not in FRONT_ONLY and x not in FRONT_ONLY_FLAGS:
+            out.append(x)
     return out + ["--engine", "local", "--no-report"]
 
 
@@ -103,14 +104,9 @@ def submit(a, r, todo, argv):
 
 
 def active_tasks(job):
-    """array task index -> (state, node) of the tasks Slurm still has."""
-    out = slurm_cmd(["squeue", "-h", "-r", "-j", job, "-o", "%K|%T|%N"])
-    tasks = {}
-    for line in out.splitlines():
-        k, state, node = (line.split("|") + ["", ""])[:3]
-        if k.strip().isdigit():
-            tasks[int(k)] = (state.strip(), node.strip())
-    return tasks
+    """The indices of the array's tasks Slurm still has (pending or running)."""
+    out = slurm_cmd(["squeue", "-h", "-r", "-j", job, "-o", "%K"])
+    return {int(k) for k in out.split() if k.isdigit()}
 
 
 def partition_alive(a):
@@ -162,7 +158,14 @@ def run(a, r, todo, statuses, argv):
     def on_signal(signum, frame):
         stop["signal"] = signum
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    reported, started = set(), set()
+    reported = set()
+
+    def report(i, c, rec):
+        reported.add(i)
+        statuses[c["name"]] = rec["status"]
+        detail = f"({rec['reason']})" if rec.get("reason") and rec["status"] != "PASS" else ""
+        detail += f"{' ' if detail else ''}[{job}_{i} on {rec.get('slurm', {}).get('node')}]"
+        r.progress(c, rec["status"], detail, rec.get("elapsed_s"))
     outcome = "done"
     dead_since = None
     try:
@@ -175,19 +178,14 @@ def run(a, r, todo, statuses, argv):
                 err = None
             except SlurmError as e:
                 tasks, err = None, str(e)
+            # a task writes its cell.json before it ends: read it once Slurm
+            # no longer lists the task
             for i, c in enumerate(todo):
-                if i in reported:
+                if i in reported or tasks is None or i in tasks:
                     continue
-                if tasks and tasks.get(i, ("", ""))[0] == "RUNNING" and i not in started:
-                    started.add(i)
                 rec = finished_record(r, c, job)
                 if rec is not None:
-                    reported.add(i)
-                    statuses[c["name"]] = rec["status"]
-                    detail = f"({rec['reason']})" if rec.get("reason") and rec["status"] != "PASS" else ""
-                    node = rec.get("slurm", {}).get("node")
-                    detail += f"{' ' if detail else ''}[{job}_{i} on {node}]"
-                    r.progress(c, rec["status"], detail, rec.get("elapsed_s"))
+                    report(i, c, rec)
             if tasks is not None and not tasks:
                 break
             # Nodes gone (or the controller): Slurm would hold the tasks until
@@ -218,8 +216,7 @@ def run(a, r, todo, statuses, argv):
             # a task that ended between the last poll and now
             rec = finished_record(r, c, job)
             if rec is not None:
-                statuses[c["name"]] = rec["status"]
-                r.progress(c, rec["status"], f"[{job}_{i}]", rec.get("elapsed_s"))
+                report(i, c, rec)
                 continue
             statuses[c["name"]] = "NOT RUN"
             if outcome != "interrupted":
