@@ -103,6 +103,33 @@ def vmstat_delta(out, prefix):
     return {k: after[k] - before.get(k, 0) for k in after}
 
 
+def kswapd_cpu(out):
+    """Each kswapd's CPU seconds between the guest's snapshots (OUT/kswapd.
+    {before,after}: a clk_tck line, then "kswapdN ticks"), as
+    {"nodeN_s": ..., "total_s": ...}; None without both snapshots."""
+    def ticks(when):
+        t = {}
+        for line in read(os.path.join(out, f"kswapd.{when}")).splitlines():
+            w = line.split()
+            if len(w) == 2 and w[1].isdigit():
+                t[w[0]] = int(w[1])
+        return t
+    before, after = ticks("before"), ticks("after")
+    hz = after.pop("clk_tck", 0)
+    before.pop("clk_tck", None)
+    if not hz or not after:
+        return None
+    cpu = {}
+    for name, t in sorted(after.items()):
+        m = re.fullmatch(r"kswapd(\d+)", name)
+        if m and name in before:
+            cpu[f"node{m.group(1)}_s"] = round((t - before[name]) / hz, 2)
+    if not cpu:
+        return None
+    cpu["total_s"] = round(sum(cpu.values()), 2)
+    return cpu
+
+
 def parse_meminfo(text):
     out = {}
     for line in text.splitlines():
@@ -520,6 +547,9 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                 nd[f"meminfo_{when}_kb"] = mi
         nodes[str(nid)] = nd
     metrics["nodes"] = nodes
+    kc = kswapd_cpu(out)
+    if kc is not None:
+        metrics["kswapd_cpu"] = kc
 
     view = os.path.join(out, "guest-topology.txt")
     mism = topology.check_guest(topo, topology.parse_guest_view(view),
@@ -607,6 +637,8 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     res = {
         "topology": topo["name"], "topology_description": topo["description"],
         "scenario": sc["name"], "claim": sc["vars"].get("CLAIM", ""),
+        # a baseline of that scenario (same workload, tuning without the series)
+        **({"baseline_of": sc["vars"]["BASELINE_OF"]} if sc["vars"].get("BASELINE_OF") else {}),
         "mode": mode, "kernel": kernel, "variant": variant,
         # run.py's --slow-motion: a disk N times slower, phases N times longer
         "slow_motion": int(slow) if slow.isdigit() else None,

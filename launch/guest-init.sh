@@ -67,6 +67,7 @@ fi
 cat /sys/kernel/mm/lru_gen/enabled >$OUT/lru-gen 2>/dev/null
 
 snapshot() {
+	_when=$1
 	# /proc/vmstat's node counters lag by the per-CPU deltas not yet folded
 	# into them (up to the stat threshold per CPU: a smoke run's
 	# nr_written read 65,524 for 65,536 pages written and synced);
@@ -82,6 +83,17 @@ snapshot() {
 			o = FILENAME; sub(/\/[a-z]+$/, "", o); sub(/.*\//, "", o)
 			o = pre o "." (FILENAME ~ /\/vmstat$/ ? "vmstat" : "meminfo") suf }
 		{ print > o }' $(nodefiles vmstat meminfo)
+	# each kswapd's CPU time (utime + stime of /proc/PID/stat, in clock
+	# ticks): "kswapdN ticks" per line, the tick rate on the first line
+	# (set -- reuses the positional parameters: $1 is saved in _when)
+	{ echo "clk_tck $(getconf CLK_TCK 2>/dev/null || echo 100)"
+	  for _s in /proc/[0-9]*/stat; do
+		read -r _l <"$_s" 2>/dev/null || continue
+		case $_l in *" (kswapd"[0-9]*") "*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086
+		set -- ${_l#*) }
+		_c=${_l#*(}; echo "${_c%%)*} $((${12} + ${13}))"
+	  done; } >$OUT/kswapd.$_when
 }
 
 # Scenario: shell file defining workload() and, optionally, setup() and

@@ -113,6 +113,32 @@ def files_per_s(m):
     return v if v is not None else _workload_sum(m, ("files_per_s",))
 
 
+def reclaim_throttle_ms(m):
+    # mm_vmscan_throttled's delays summed over the nodes (analysis: throttled.nodeN)
+    t = (m.get("trace") or {}).get("throttled")
+    v = [_num(x.get("delayed_ms")) for x in t.values() if isinstance(x, dict)] if isinstance(t, dict) else []
+    v = [x for x in v if x is not None]
+    return sum(v) if v else None
+
+
+def _workload_max(m, key):
+    # the largest of the workloads' reports' key (several writers: the worst)
+    w = m.get("workloads")
+    v = [_num(r.get(key)) for r in w.values() if isinstance(r, dict)] if isinstance(w, dict) else []
+    v = [x for x in v if x is not None]
+    return max(v) if v else None
+
+
+def write_p99_ms(m):
+    v = _workload_max(m, "write_lat_p99_us")
+    return None if v is None else v / 1000
+
+
+def hog_alloc_p99_ms(m):
+    v = _get(m, "workloads.hog.alloc_lat_p99_us")
+    return None if v is None else v / 1000
+
+
 def pages_per_bdp(m):
     # cost: every balance_dirty_pages() entry computes the global limits,
     # which trace global_dirty_state (a few more come from the flusher)
@@ -133,11 +159,17 @@ METRICS = [
     ("pgscan_direct", "direct scans (pages)", "vmstat_delta.pgscan_direct",
      lambda m: _get(m, "vmstat_delta.pgscan_direct")),
     ("allocstall", "allocation stalls", "sum of vmstat_delta.allocstall_*", allocstall),
+    ("hog_alloc_p99", "hog allocation p99 (ms)", "workloads.hog.alloc_lat_p99_us / 1000",
+     hog_alloc_p99_ms),
+    ("reclaim_throttle", "reclaim throttled (ms)", "sum of trace.throttled.nodeN.delayed_ms",
+     reclaim_throttle_ms),
+    ("kswapd_cpu", "kswapd CPU (s)", "kswapd_cpu.total_s", lambda m: _get(m, "kswapd_cpu.total_s")),
     ("oom_kill", "OOM kills", "vmstat_delta.oom_kill", lambda m: _get(m, "vmstat_delta.oom_kill")),
     ("throughput", "throughput (MiB/s)",
      "sum of workloads.*.bw_bytes_per_s (else of guest.*bw_bytes_per_s) / 2^20", throughput),
     ("pause_p99", "pause p99 (ms)", "trace.balance_dirty_pages.pause_p99_ms",
      lambda m: _get(m, "trace.balance_dirty_pages.pause_p99_ms")),
+    ("write_p99", "write() p99 (ms)", "largest workloads.*.write_lat_p99_us / 1000", write_p99_ms),
     ("files_per_s", "fs_mark files/s", "guest.fs_mark_files_per_s (sum of guest.*files_per_s)",
      files_per_s),
     # cost: the write() path below every limit (truncloop), its ratio is to stock
@@ -155,6 +187,8 @@ METRICS = [
 # balance_dirty_pages() entries is fewer entries, the series' cost lower.
 BETTER = {"file_pageout": "lower", "immediate_reclaim": "lower", "reclaim_wb": "lower",
           "pgscan_direct": "lower", "allocstall": "lower", "oom_kill": "lower",
+          "hog_alloc_p99": "lower", "reclaim_throttle": "lower", "kswapd_cpu": "lower",
+          "write_p99": "lower",
           "throughput": "higher", "pause_p99": "lower", "files_per_s": "higher",
           "ns_per_page": "lower", "pages_per_s": "higher", "pages_per_bdp": "higher"}
 # A metric added without its direction fails here, not as a silent verdict.
@@ -219,6 +253,7 @@ def load_cell(d):
         c["metrics"] = res.get("metrics", {})
         c["release"] = res.get("kernel_release")
         c["lab_commit"] = res.get("lab_commit")
+        c["baseline_of"] = res.get("baseline_of") or baseline_of_record(d)
         notes = [fmt_check(x) for x in res.get("checks", []) if x.get("status") != "pass"]
         c["wall_s"] = _num(c["metrics"].get("wall_s"))
         lg = _read(os.path.join(d, "lru-gen"))
@@ -234,6 +269,14 @@ def load_cell(d):
     c["notes"] = notes
     c["values"] = {k: f(c["metrics"]) for k, _, _, f in METRICS}
     return c
+
+
+def baseline_of_record(d):
+    """BASELINE_OF= of the scenario as the run had it (OUT/scenario.sh), for
+    records collected before result.json carried baseline_of."""
+    m = re.search(r'^BASELINE_OF="?([a-z0-9][a-z0-9_.-]*)"?\s*$', _read(os.path.join(d, "scenario.sh")) or "",
+                  re.M)
+    return m.group(1) if m else None
 
 
 def _read(path):
@@ -345,6 +388,8 @@ def render_md(blocks):
             out.append("| " + " | ".join(md_cell(h) for h in hdr) + " |")
             out.append("|" + "|".join("---" for _ in hdr) + "|")
             out += ["| " + " | ".join(md_cell(x) for x in r) + " |" for r in rows]
+        elif b[0] == "list":
+            out += [f"- {md_cell(x)}" for x in b[1]]
         elif b[0] == "img":
             out.append(f"![{b[2]}]({b[1]})")
         out.append("")
@@ -374,6 +419,8 @@ def render_html(blocks, root, title):
                     ("PASS", "FAIL", "XFAIL", "HUNG", "ERROR", "ABORTED") else f"<td>{html.escape(str(x))}</td>"
                     for x in r) + "</tr>")
             out.append("</table>")
+        elif b[0] == "list":
+            out.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in b[1]) + "</ul>")
         elif b[0] == "img":
             try:
                 with open(os.path.join(root, b[1]), "rb") as f:
@@ -655,6 +702,97 @@ def bench_blocks(cells):
                   "each column: " + " | ".join(sides) + ".")] if sides else [])
 
 
+# The metrics a baseline comparison is judged on: what reclaim met and did,
+# what the hog and the writer felt, and what the reclaim threads cost.
+BASELINE_METRICS = ("file_pageout", "immediate_reclaim", "pgscan_direct", "allocstall", "oom_kill",
+                    "reclaim_throttle", "hog_alloc_p99", "kswapd_cpu", "throughput", "write_p99")
+
+
+def baseline_blocks(cells):
+    """Issue 15: does the series beat what a user can already do without it?
+    A scenario with BASELINE_OF=R runs R's workload under tuning a user can
+    choose (other sysctls); R's cells on another LRU are a baseline too.
+    Each setting's stock kernel is set against the series at R's own setting
+    (the tuning the series was made for, classic LRU) and against the series
+    at that same setting (does the series still add anything there)."""
+    refs = sorted({c["baseline_of"] for c in cells if c.get("baseline_of")})
+    out = []
+    label = {k: lbl for k, lbl, _, _ in METRICS}
+    for ref in refs:
+        fam = [c for c in cells if c["scenario"] == ref or c.get("baseline_of") == ref]
+        settings = {}
+        for c in sorted(fam, key=order_key):
+            col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+            if col is None or (c["release"] is None and not c["metrics"]):
+                continue
+            name = c["scenario"] + ("" if c["lru"] == "classic" else f" ({c['lru']})") + \
+                ("" if c["variant"] == "lab" else f" [{c['variant']}]")
+            settings.setdefault((c["scenario"] != ref, c["lru"] != "classic", name), {}) \
+                .setdefault(col, []).append(c)
+        order = sorted(settings)
+        if not order or order[0][:2] != (False, False):
+            out.append(("p", f"{ref}: no cells of {ref} itself on the classic LRU; its baselines are "
+                             "not compared."))
+            continue
+        ref_name, ref_cols = order[0][2], settings[order[0]]
+        modes = [m for m in ("global", "node") if m in ref_cols]
+
+        def vals(cols, lbl, key):
+            return [c["values"][key] for c in cols.get(lbl, [])]
+        side_rows, rows, sentences = [], [], []
+        for key in BASELINE_METRICS:
+            for k in order:
+                cols = settings[k]
+                if all(summary(vals(cols, lbl, key)) is None for lbl in cols):
+                    continue
+                side_rows.append([label[key], k[2]] + [fmt_summary(summary(vals(cols, lbl, key)), 2)
+                                                        for lbl in ("stock", "off", "global", "node")])
+        for k in order:
+            name, cols = k[2], settings[k]
+            if "stock" not in cols:
+                continue
+            verdicts = {}
+            for m in modes:
+                pairs = [(f"{m} at {ref_name} vs stock at {name}", ref_cols, m)]
+                if k != order[0] and m in cols:
+                    pairs.append((f"{m} at {name} vs stock at {name}", cols, m))
+                for comparison, ocols, lbl in pairs:
+                    for key in BASELINE_METRICS:
+                        base, other = vals(cols, "stock", key), vals(ocols, lbl, key)
+                        if not [x for x in base if x is not None] and not [x for x in other if x is not None]:
+                            continue
+                        row = stat_row(f"{ref} family", key, label[key], comparison, base, other,
+                                       cells=(cols.get("stock", []), ocols.get(lbl, [])))
+                        rows.append(row)
+                        verdicts.setdefault(comparison, []).append((label[key], row[10]))
+            for comparison, vs in verdicts.items():
+                better = [w for w, v in vs if v == "better"]
+                worse = [w for w, v in vs if v == "worse"]
+                rest = [v for w, v in vs if v not in ("better", "worse")]
+                ns = sorted({v.rsplit("n=", 1)[-1] for v in rest if "n=" in v})
+                sentences.append(
+                    f"{comparison}: better on {', '.join(better) or 'nothing'}; worse on "
+                    f"{', '.join(worse) or 'nothing'}; not resolved on {len(rest)} metric(s)"
+                    + (f" (n={', '.join(ns)})" if ns else "") + ".")
+        if not rows:
+            continue
+        out += [("h", 3, f"{ref} and its baselines"),
+                ("p", f"The same workload as {ref} under the tuning a user can choose without the series "
+                      f"(scenarios with BASELINE_OF={ref}, and {ref} on another LRU). Each setting's stock "
+                      f"kernel is the baseline: against the series at {ref_name} (does the series beat what "
+                      "a user can already do without it?) and against the series at the same setting (does "
+                      "it still add anything there). Medians (min..max) of the repeats:"),
+                ("table", ["metric", "setting", "stock", "off", "global", "node"], side_rows),
+                ("p", "In one sentence each (verdicts as in the bench comparisons: Mann-Whitney p < "
+                      f"{stats.ALPHA:g} and the bootstrap interval excluding 1):"),
+                ("list", sentences),
+                ("table", ["family", "metric", "better", "comparison", "baseline", "other", "n",
+                           "ratio", "95% CI", "MW p", "verdict", "claim"], rows)]
+    if not out:
+        return []
+    return [("h", 2, "Baselines: the series against tuning without it")] + out
+
+
 def plot(root, scen, glist, used):
     """One PNG per scenario: a panel per metric, bars per mode (gnuplot)."""
     if not shutil.which("gnuplot") or not glist:
@@ -745,6 +883,7 @@ def build(root, dest):
             b.append(("p", ("Not plotted" if png else "No plot") + ", 0 or n/a in every cell: " +
                       ", ".join(zero) + "."))
     b += bench_blocks(cells)
+    b += baseline_blocks(cells)
     return b, cells, name
 
 

@@ -37,7 +37,7 @@ import sys
 OPS = ("==", "!=", "<", "<=", ">", ">=")
 SETTINGS = ("CLAIM", "TOPOLOGIES", "BENCH_TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT",
             "TRACE_BUFFER_KB", "DISK_WRITE_BPS", "DISK_QUEUE", "CMDLINE", "STANDALONE", "SMOKE_SKIP",
-            "TRACE_TASKS")
+            "TRACE_TASKS", "BASELINE_OF")
 CONDITIONS = {"mode": ("off", "global", "node"), "kernel": ("patched", "stock")}
 _SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -219,6 +219,11 @@ def parse(text, path, legacy=False, lib_dir=None):
     if bad or len(tasks) > 8 or len(set(tasks)) != len(tasks):
         raise ScenarioError(f"{path}: TRACE_TASKS '{' '.join(tasks)}' must be up to 8 distinct "
                             "task names of 1..15 characters [A-Za-z0-9_.-]")
+    # a baseline: the same workload as scenario BASELINE_OF under tuning a
+    # user can choose without the series (report.py's Baselines section)
+    base = sc["vars"].get("BASELINE_OF")
+    if base is not None and (not _NAME.match(base) or base == sc["name"]):
+        raise ScenarioError(f"{path}: BASELINE_OF '{base}' must name another scenario")
     t = sc["vars"].get("TIMEOUT", "300")
     if not t.isdigit() or not 10 <= int(t) <= 7200:
         raise ScenarioError(f"{path}: TIMEOUT '{t}' must be 10..7200 seconds")
