@@ -49,7 +49,7 @@ help:
 	@echo "                            and falls back to TCG; kvm where it cannot run a guest exits 2"
 	@echo "  make deps                 install missing Debian packages ($(words $(DEB_PACKAGES)) packages)"
 	@echo "  make tools                build the workloads and the analyser into $(BIN)/"
-	@echo "  make docs                 regenerate docs/scenarios.md from the scenarios and results/"
+	@echo "  make docs                 regenerate docs/scenarios.md; check docs/evidence.md and the cover letter"
 	@echo
 	@echo "Topologies: $(notdir $(wildcard topologies/*))"
 	@echo "Scenarios:  $(basename $(notdir $(wildcard workloads/scenarios/*.sh)))"
@@ -113,6 +113,7 @@ view:
 
 docs:
 	@$(PYTHON) launch/scenarios-doc.py
+	@$(PYTHON) launch/evidence.py check
 
 clean:
 	rm -rf build/bin build/bin-asan
