@@ -46,7 +46,15 @@ case ${1:-} in
 *) echo "check-series.sh: unknown argument '$1' (usage: check-series.sh [--quick])" >&2; exit 2 ;;
 esac
 
-work=$top/build/check-series
+# KSRC=PATH (a tree or a tarball, as for launch/kernel.sh): check the series
+# (SERIES=, or the one for the tree's version) against that source, in its
+# own build root (lib.sh kernel_root); bad input is one line and exit 2.
+ksrc=${KSRC:-} kind=debian
+if [ -n "$ksrc" ]; then
+	kind=$(ksrc_check "$ksrc" 2>&1) || { echo "check-series.sh: $kind" >&2; exit 2; }
+	[ "$kind" = tarball ] && tarball=$(realpath -- "$ksrc")
+fi
+work=$(kernel_root "$top")/check-series
 src=$work/linux
 logs=$work/logs
 mkdir -p "$work" "$logs"
@@ -62,15 +70,19 @@ pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1: $2"; failed=1; }
 g() { git -C "$src" -c user.name=dplab -c user.email=dplab@localhost "$@"; }
 
-[ -r "$tarball" ] || { fail setup "$tarball missing (Debian package linux-source-6.1)"; exit 1; }
-list=$(series_files "$top" 2>"$logs/series.log") || { fail setup "$(cat "$logs/series.log")"; exit 1; }
-mapfile -t patches <<<"$list"
+[ "$kind" = tree ] || [ -r "$tarball" ] || { fail setup "$tarball missing (Debian package linux-source-6.1)"; exit 1; }
 
-# Pristine source as a git repository, once.
-if ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
-	echo "# extracting $(basename "$tarball") into build/check-series (once, ~2 min)" >&2
+# Pristine source as a git repository: a tarball once, a tree every time.
+if [ "$kind" = tree ]; then
+	ksrc_snapshot "$src" "$(realpath -- "$ksrc")" 2>"$logs/extract.log" || { fail setup "$(cat "$logs/extract.log")"; exit 1; }
+elif ! g rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	echo "# extracting $(basename "$tarball") into ${work#"$top"/} (once, ~2 min)" >&2
 	pristine_tree "$src" "$tarball" 2>"$logs/extract.log" || { fail setup "$(cat "$logs/extract.log")"; exit 1; }
 fi
+version=$(g show pristine:Makefile | ksrc_version -)
+series_file=$(series_for "$top" "$version" "${SERIES:-}" 2>&1) || { echo "check-series.sh: $series_file" >&2; exit 2; }
+list=$(series_files "$top" "$series_file" 2>"$logs/series.log") || { fail setup "$(cat "$logs/series.log")"; exit 1; }
+mapfile -t patches <<<"$list"
 
 to_pristine() { g reset -q --hard pristine && g clean -q -fdx; }
 
@@ -84,7 +96,7 @@ for p in "${patches[@]}"; do
 		break
 	fi
 done
-[ $ok = 1 ] && pass "apply: ${#patches[@]} patches apply to pristine 6.1 without fuzz"
+[ $ok = 1 ] && pass "apply: ${#patches[@]} patches apply to pristine $version without fuzz"
 
 # --- checkpatch (the cover letter too: it is mailed with the series; no
 # summary with "0 lines checked" counts as a pass)

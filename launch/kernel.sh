@@ -5,7 +5,18 @@
 #   build/<kernel>/linux/         source: linux-source-6.1 as a git repo whose
 #                                 first commit is the pristine tarball, with
 #                                 patches/series applied on top (patched only)
-#   build/<kernel>/obj[-variant]/ objects, .config, bzImage, build.log
+#   build/<kernel>/obj[-variant]/ objects, .config, bzImage, build.log,
+#                                 kernel-source.json (what was built: below)
+#
+# KSRC=PATH builds the user's source instead, a tree or a tarball, under
+# build/ksrc/<name>-<hash>/<kernel>/ (launch/lib.sh ksrc_root): a tree is
+# read into that root's git repository as its pristine commit each time
+# (only changed files are rewritten, so a rebuild after editing one file is
+# incremental), a tarball is extracted once.  KERNEL=patched applies
+# SERIES= (a series file) or the series for the tree's version
+# (lib.sh series_for).  Bad input (not a kernel source, no port for that
+# version, a series that does not apply) is one line and exit 2, before
+# anything is configured or compiled.
 #
 # Both kernels sit at the same depth under the same names, so the compiler
 # sees identical relative paths (../linux/mm/...) and ccache serves the stock
@@ -41,43 +52,67 @@ case $kernel in patched|stock) ;; *) echo "kernel.sh: KERNEL must be patched or 
 known=0
 for v in "${variants[@]}"; do [ "$v" = "$variant" ] && known=1; done
 [ $known -eq 1 ] || { echo "kernel.sh: VARIANT must be $(sed 's/ /, /g; s/\(.*\), /\1 or /' <<<"${variants[*]}"), not '$variant'" >&2; exit 2; }
-[ -r "$tarball" ] || { echo "kernel.sh: $tarball missing: run 'make deps' (Debian package linux-source-6.1)" >&2; exit 2; }
-
-src=$top/build/$kernel/linux
+ksrc=${KSRC:-}
+if [ -n "$ksrc" ]; then
+	kind=$(ksrc_check "$ksrc" 2>&1) || { echo "kernel.sh: $kind" >&2; exit 2; }
+	[ "$kind" = tarball ] && tarball=$(realpath -- "$ksrc")
+else
+	kind=debian
+	[ -r "$tarball" ] || { echo "kernel.sh: $tarball missing: run 'make deps' (Debian package linux-source-6.1)" >&2; exit 2; }
+fi
+root=$(kernel_root "$top")
+src=$root/$kernel/linux
 obj=$(kernel_obj_dir "$top" "$kernel" "$variant")
 log=$obj/build.log
 mkdir -p "$obj"
 # One build of a kernel at a time (its variants share the source tree); the
 # stock and the patched kernels share nothing but ccache, and build at once.
-exec 9>"$top/build/$kernel/.lock"
+exec 9>"$root/$kernel/.lock"
 flock 9
 
 t0=$(date +%s)
 stage() { printf '[kernel %s/%s %4ss] %s\n' "$kernel" "$variant" "$(( $(date +%s) - t0 ))" "$*"; }
 die() { stage "FAILED: $*"; exit 1; }
 
-# 1. Pristine source as a git repository (once).
-if ! lib_git "$src" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+# 1. Pristine source as a git repository: a tarball once, a tree every time
+#    (ksrc_snapshot: seconds when nothing changed).
+if [ "$kind" = tree ]; then
+	ksrc_snapshot "$src" "$(realpath -- "$ksrc")" 2>"$obj/extract.log" || die "$(cat "$obj/extract.log")"
+elif ! lib_git "$src" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	stage "extract $(basename "$tarball")"
 	pristine_tree "$src" "$tarball" 2>"$obj/extract.log" || die "$(cat "$obj/extract.log")"
+	if [ "$kind" = tarball ] && ! ksrc_tree_ok "$src" 2>"$obj/extract.log"; then
+		rm -rf "$src"
+		echo "kernel.sh: $(sed "s|KSRC=$src|KSRC=$ksrc (extracted)|" "$obj/extract.log")" >&2
+		exit 2
+	fi
 fi
+# (from the pristine commit: a tree's work tree is written only by series_apply below)
+version=$(lib_git "$src" show pristine:Makefile | ksrc_version -)
+[ -n "$version" ] || die "no VERSION and PATCHLEVEL in the pristine tree's Makefile"
 
-# build/linux: the patched source, where tools expect a kernel tree.
-[ "$kernel" = patched ] && ln -sfn patched/linux "$top/build/linux"
+# build/linux: the patched source of Debian's 6.1, where tools expect a kernel tree.
+[ "$kernel" = patched ] && [ "$kind" = debian ] && ln -sfn patched/linux "$top/build/linux"
 
-# 2. The series.  Stamp = content of every patch in order.
-series_files=()
-if [ "$kernel" = patched ] && [ -f "$top/patches/series" ]; then
-	list=$(series_files "$top" 2>"$obj/series.log") || die "$(cat "$obj/series.log")"
+# 2. The series.  Stamp = the pristine commit and the content of every patch in order.
+series_files=() series_file=
+if [ "$kernel" = patched ] && { [ -n "$ksrc" ] || [ -n "${SERIES:-}" ] || [ -f "$top/patches/series" ]; }; then
+	series_file=$(series_for "$top" "$version" "${SERIES:-}" 2>&1) || { echo "kernel.sh: $series_file" >&2; exit 2; }
+	list=$(series_files "$top" "$series_file" 2>&1) || { echo "kernel.sh: $list" >&2; exit 2; }
 	mapfile -t series_files <<<"$list"
 fi
-stamp=$( (echo "$kernel"; for f in "${series_files[@]}"; do basename "$f"; cat "$f"; done) | sha256sum | cut -c1-16)
+stamp=$( (echo "$kernel"; lib_git "$src" rev-parse pristine; for f in "${series_files[@]}"; do basename "$f"; cat "$f"; done) |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$src/.dplab-series" 2>/dev/null)" != "$stamp" ]; then
-	stage "apply ${#series_files[@]} patches from patches/series"
+	stage "apply ${#series_files[@]} patches${series_file:+ from ${series_file#"$top"/}}${ksrc:+ to KSRC $version}"
 	rm -f "$src/.dplab-series"
-	series_apply "$src" "${series_files[@]}" 2>"$obj/apply.log" || die "$(cat "$obj/apply.log")"
+	if ! series_apply "$src" "${series_files[@]}" 2>"$obj/apply.log"; then
+		# the user's tree or series is bad input; the lab's own series failing is the lab's
+		[ -n "$ksrc${SERIES:-}" ] && { echo "kernel.sh: $(cat "$obj/apply.log")" >&2; exit 2; }
+		die "$(cat "$obj/apply.log")"
+	fi
 	echo "$stamp" >"$src/.dplab-series"
-	stage "applied: $(lib_git "$src" diff --name-only HEAD | wc -l) files differ from pristine"
+	stage "applied: $(lib_git "$src" diff --name-only pristine | wc -l) files differ from pristine"
 fi
 
 # 3. Configuration: tinyconfig + fragments, via merge_config.sh.
@@ -111,6 +146,44 @@ if [ "$(cat "$obj/.dplab-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$obj/.c
 	[ -z "$missing" ] || { echo "$missing"; die "options the fragments ask for are missing from .config"; }
 	echo "$cstamp" >"$obj/.dplab-config"
 fi
+
+# What this build is, for result.json's kernel_source (run.py keeps a copy
+# in each run's OUT): the source (Debian's package and version, or the
+# user's tree with git describe and commit, or tarball), the series file,
+# its patches and their KCIDB patchset_hash, and the config fragments.
+describe= commit=
+if [ "$kind" = tree ] && git -C "$ksrc" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	describe=$(git -C "$ksrc" describe --always --dirty --tags 2>/dev/null || true)
+	commit=$(git -C "$ksrc" rev-parse HEAD)
+fi
+KIND=$kind VERSION=$version KSRC_PATH=${ksrc:+$(realpath -- "$ksrc")} DESCRIBE=$describe COMMIT=$commit \
+TARBALL=$tarball PRISTINE=$(lib_git "$src" rev-parse 'pristine^{tree}') \
+SERIES_FILE=${series_file#"$top"/} PATCHSET=$(patchset_hash "${series_files[@]}") \
+PKGVER=$( [ "$kind" = debian ] && dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true) \
+/usr/bin/python3 - "$obj/kernel-source.json" "$top" "${series_files[@]}" -- "${frags[@]}" <<'PY' || die "kernel-source.json"
+import hashlib, json, os, sys
+out, top, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+cut = rest.index("--")
+patches, frags = rest[:cut], rest[cut + 1:]
+e = os.environ
+def sha(p):
+    with open(p, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+src = {"kind": e["KIND"], "version": e["VERSION"], "pristine_tree": e["PRISTINE"]}
+if e["KIND"] == "debian":
+    src.update(package="linux-source-6.1", package_version=e["PKGVER"] or None, tarball=e["TARBALL"])
+elif e["KIND"] == "tarball":
+    src.update(path=e["KSRC_PATH"])
+else:
+    src.update(path=e["KSRC_PATH"], git_describe=e["DESCRIBE"] or None, git_commit=e["COMMIT"] or None)
+rec = {"source": src,
+       "series": {"file": e["SERIES_FILE"] or None, "patches": [os.path.basename(p) for p in patches],
+                  "patchset_hash": e["PATCHSET"]},
+       "config_fragments": [{"file": os.path.relpath(f, top), "sha256": sha(f)} for f in frags]}
+with open(out + ".tmp", "w") as f:
+    json.dump(rec, f, indent=1)
+os.replace(out + ".tmp", out)
+PY
 
 [ $config_only -eq 1 ] && { stage "configured: ${obj#$top/}/.config"; exit 0; }
 

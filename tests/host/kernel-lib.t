@@ -98,4 +98,90 @@ out=$(series_apply "$src" "$tmp/p1.patch" "$tmp/p1.patch" 2>&1); rc=$?
 after=$(lib_git "$src" ls-files -s; cat "$src/include/a.h" "$src/mm/b.c")
 [ $rc -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [[ $out == "p1.patch does not apply to pristine + the patches before it: "* ]] && \
 	[ "$before" = "$after" ] && pass series_apply.bad_patch_leaves_tree || bad series_apply.bad_patch_leaves_tree "rc=$rc '$out'"
+series_apply "$src" "$tmp/p1.patch" 2>/dev/null
+out=$(series_apply "$src" "$tmp/p1.patch" "$tmp/p1.patch" 2>&1)
+[[ $out == *"first failing hunk in include/a.h:1; "* ]] && pass series_apply.names_failing_hunk || bad series_apply.names_failing_hunk "'$out'"
+
+# ---- KSRC: the user's own source ---------------------------------------------------
+# a toy tree that passes for Linux 6.12.5: a top Makefile and mm/page-writeback.c
+mktree() {	# mktree DIR VERSION PATCHLEVEL SUBLEVEL
+	mkdir -p "$1/mm" "$1/include"
+	printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\nEXTRAVERSION =\n' "$2" "$3" "$4" >"$1/Makefile"
+	printf 'int wb;\n' >"$1/mm/page-writeback.c"
+	printf '#define A 1\n' >"$1/include/a.h"
+}
+mktree "$tmp/k612" 6 12 5
+[ "$(ksrc_check "$tmp/k612")" = tree ] && [ "$(ksrc_version "$tmp/k612/Makefile")" = 6.12.5 ] && \
+	[ "$(ksrc_version - <"$tmp/k612/Makefile")" = 6.12.5 ] && pass ksrc.tree_and_version || bad ksrc.tree_and_version "$(ksrc_check "$tmp/k612" 2>&1)"
+mkdir -p "$tmp/notlinux"; printf 'all:\n' >"$tmp/notlinux/Makefile"
+for k in "notlinux:$tmp/notlinux:is not a Linux source tree" "missing:$tmp/nosuch:no such file or directory" \
+	"nottar:$tmp/k612/Makefile:is neither a directory nor a tar archive"; do
+	IFS=: read -r name path want <<<"$k"
+	out=$(ksrc_check "$path" 2>&1 >/dev/null); rc=$?
+	[ $rc -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [[ $out == *"$want"* ]] && pass "ksrc_check.$name" || bad "ksrc_check.$name" "rc=$rc '$out'"
+done
+[ "$(ksrc_check "$tmp/linux.tar.xz")" = tarball ] && pass ksrc_check.tarball || bad ksrc_check.tarball "$(ksrc_check "$tmp/linux.tar.xz" 2>&1)"
+# roots: one per source, stable, under build/ksrc; a new tarball at the same path is a new source
+r1=$(ksrc_root "$top" "$tmp/k612") r2=$(ksrc_root "$top" "$tmp/k612/") r3=$(ksrc_root "$top" "$tmp/notlinux")
+t1=$(ksrc_root "$top" "$tmp/linux.tar.xz"); touch -d '2020-01-01' "$tmp/linux.tar.xz"; t2=$(ksrc_root "$top" "$tmp/linux.tar.xz")
+[[ $r1 == "$top/build/ksrc/k612-"???????????? ]] && [ "$r1" = "$r2" ] && [ "$r1" != "$r3" ] && \
+	[[ $t1 == "$top/build/ksrc/linux-"* ]] && [ "$t1" != "$t2" ] && pass ksrc_root.one_per_source || bad ksrc_root.one_per_source "$r1 $r2 $r3 $t1 $t2"
+[ "$(KSRC= kernel_root "$top")" = "$top/build" ] && [ "$(KSRC=$tmp/k612 kernel_root "$top")" = "$r1" ] && \
+	[ "$(KSRC=$tmp/k612 kernel_obj_dir "$top" stock debug)" = "$r1/stock/obj-debug" ] \
+	&& pass kernel_root.follows_ksrc || bad kernel_root.follows_ksrc "$(KSRC=$tmp/k612 kernel_obj_dir "$top" stock debug)"
+# the series for a version
+out=$(series_for "$top" 6.1.192) && [ "$out" = "$top/patches/series" ] && pass series_for.base || bad series_for.base "$out"
+out=$(series_for "$top" 6.12.5 2>&1); rc=$?
+[ $rc -ne 0 ] && [ "$out" = "the series has no port to Linux 6.12 (the tree is 6.12.5; no patches/6.12/series): give SERIES=FILE, or KERNEL=stock" ] \
+	&& pass series_for.no_port || bad series_for.no_port "rc=$rc $out"
+printf 'p1.patch\n' >"$tmp/my.series"
+out=$(series_for "$top" 6.12.5 "$tmp/my.series") && [ "$out" = "$tmp/my.series" ] && \
+	[ "$(series_files "$top" "$out")" = "$tmp/p1.patch" ] && pass series_for.given || bad series_for.given "$out"
+out=$(series_for "$top" 6.12.5 "$tmp/none.series" 2>&1); rc=$?
+[ $rc -ne 0 ] && [ "$out" = "SERIES=$tmp/none.series: no such file" ] && pass series_for.given_missing || bad series_for.given_missing "rc=$rc $out"
+# KCIDB's patchset_hash: sha256 over each patch's sha256 and a newline
+want=$(/usr/bin/python3 -c 'import hashlib, sys
+print(hashlib.sha256("".join(hashlib.sha256(open(p, "rb").read()).hexdigest() + "\n" for p in sys.argv[1:]).encode()).hexdigest())' \
+	"$tmp/p1.patch" "$tmp/p2.patch")
+[ "$(patchset_hash "$tmp/p1.patch" "$tmp/p2.patch")" = "$want" ] && [ -z "$(patchset_hash)" ] \
+	&& pass patchset_hash.kcidb || bad patchset_hash.kcidb "$(patchset_hash "$tmp/p1.patch" "$tmp/p2.patch") vs $want"
+# a tree read in as pristine, incrementally; the user's tree is never written
+ks=$tmp/ksrc-src
+printf 'CONFIG_X=y\n' >"$tmp/k612/.config"
+ksrc_snapshot "$ks" "$tmp/k612" 2>"$tmp/err" && series_apply "$ks" 2>>"$tmp/err" && \
+	[ "$(cat "$ks/include/a.h")" = "#define A 1" ] && [ ! -e "$ks/.config" ] && [ ! -e "$tmp/k612/.git" ] \
+	&& pass ksrc_snapshot.made || bad ksrc_snapshot.made "$(cat "$tmp/err"); $(ls -a "$ks")"
+tag1=$(lib_git "$ks" rev-parse pristine)
+ksrc_snapshot "$ks" "$tmp/k612" && [ "$(lib_git "$ks" rev-parse pristine)" = "$tag1" ] && pass ksrc_snapshot.unchanged_keeps_tag \
+	|| bad ksrc_snapshot.unchanged_keeps_tag "moved"
+w_before=$(stat -c %Y.%y "$ks/mm/page-writeback.c")
+sleep 1.1
+printf 'int wb;\nint more;\n' >"$tmp/k612/mm/page-writeback.c"; printf '#define A 2\n' >"$tmp/k612/include/a.h"
+ksrc_snapshot "$ks" "$tmp/k612" && series_apply "$ks" && [ "$(tail -1 "$ks/mm/page-writeback.c")" = "int more;" ] && \
+	[ "$(lib_git "$ks" rev-parse pristine)" != "$tag1" ] && pass ksrc_snapshot.follows_the_tree || bad ksrc_snapshot.follows_the_tree "$(cat "$ks/mm/page-writeback.c")"
+ksrc_snapshot "$ks" "$tmp/k612" && printf '#define A 1\n' >"$tmp/k612/include/a.h" && ksrc_snapshot "$ks" "$tmp/k612" && \
+	series_apply "$ks" && [ "$(stat -c %Y.%y "$ks/mm/page-writeback.c")" != "$w_before" ] && \
+	m=$(stat -c %Y.%y "$ks/mm/page-writeback.c") && sleep 1.1 && printf '#define A 3\n' >"$tmp/k612/include/a.h" && \
+	ksrc_snapshot "$ks" "$tmp/k612" && series_apply "$ks" && [ "$(stat -c %Y.%y "$ks/mm/page-writeback.c")" = "$m" ] && \
+	[ "$(cat "$ks/include/a.h")" = "#define A 3" ] && pass ksrc_snapshot.only_changed_files_written || bad ksrc_snapshot.only_changed_files_written "$(stat -c %y "$ks/mm/page-writeback.c")"
+
+# ---- kernel.sh with KSRC: bad input is one line and exit 2, before anything builds ----
+ks_kernel() { KSRC=$1 SERIES=${3:-} timeout 120 "$top/launch/kernel.sh" "$2" lab 2>&1; }
+for k in "not_a_tree:$tmp/notlinux:stock:kernel.sh: KSRC=$tmp/notlinux is not a Linux source tree" \
+	"missing:$tmp/nosuch:stock:kernel.sh: KSRC=$tmp/nosuch: no such file or directory" \
+	"no_port:$tmp/k612:patched:kernel.sh: the series has no port to Linux 6.12 (the tree is 6.12.5; no patches/6.12/series): give SERIES=FILE, or KERNEL=stock"; do
+	IFS=: read -r name path kern want <<<"$k"
+	s0=$(date +%s)
+	out=$(ks_kernel "$path" "$kern"); rc=$?
+	last=$(grep -v '^\[kernel' <<<"$out")
+	[ $rc -eq 2 ] && [ "$(wc -l <<<"$last")" -eq 1 ] && [[ $last == "$want"* ]] && ! grep -q 'configure\|compile' <<<"$out" \
+		&& pass "kernel_sh.ksrc_$name" || bad "kernel_sh.ksrc_$name" "rc=$rc '$out'"
+done
+# a series that does not apply to the tree: exit 2 naming the patch and the hunk's file
+printf 'p2.patch\n' >"$tmp/p2.series"
+out=$(ks_kernel "$tmp/k612" patched "$tmp/p2.series"); rc=$?
+[ $rc -eq 2 ] && grep -q '^kernel.sh: p2.patch does not apply to pristine + the patches before it: ' <<<"$out" && \
+	! grep -q 'configure\|compile' <<<"$out" && pass kernel_sh.ksrc_series_does_not_apply || bad kernel_sh.ksrc_series_does_not_apply "rc=$rc '$out'"
+rm -rf "$(ksrc_root "$top" "$tmp/k612")" "$(ksrc_root "$top" "$tmp/notlinux")"
+rmdir "$top/build/ksrc" 2>/dev/null
 exit $fail
