@@ -3,11 +3,13 @@
 
 Metrics come from plain files the guest left (vmstat snapshots, the guest's
 topology view, workload reports, console.log) and from the trace analyser
-(build/bin/dpanalyze) when it is built.  Checks are the scenario's `check`
-lines plus none else; each gets status pass, fail, xfail (with its reason) or
-unmeasurable.  The run passes when no check has an unexpected result; an
-unmeasurable check whose `when` precondition did not hold (precondition_met
-false) is none: the run could not judge that claim.
+(build/bin/dpanalyze) when it is built.  Checks are the scenario's #CHECK#
+lines and every run's own (dplab.checks: IMPLICIT, topology_matches,
+data_intact, guest_finished or crashed_as_requested), judged there: each
+gets status pass, fail, xfail (with its reason), xpass or unmeasurable.  The
+run passes when no check has an unexpected result; an unmeasurable check
+whose `when` precondition did not hold (precondition_met false) is none:
+the run could not judge that claim.
 
   collect.py OUT     re-collect an existing results directory
 
@@ -15,75 +17,24 @@ Re-collecting applies today's analyser and checks to the run's own records:
 the lab commit (OUT/lab.json, OUT/lab.diff), the host (OUT/host.json) and
 the kernel's .config (OUT/kernel.config), all written by run.py at run time.
 """
-import bisect
 import glob
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as scn  # noqa: E402
 import topology  # noqa: E402
+# The rules live in the dplab package: checks are judged by dplab.checks
+# alone, the console by dplab.console; this file assembles result.json.
+from dplab.checks import (TOPOLOGY_CHECK, crash_check, data_check, evaluate, implicit,  # noqa: E402
+                          skipped, unexpected, unfinished_check)
+from dplab.console import console_report, last_console_line  # noqa: E402
+from dplab.contract import TOP, kernel_obj_dir  # noqa: E402
+from dplab.files import job_env, read, run_record  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def lab_state(repo=TOP):
-    """The lab checkout's commit: {"lab_commit": short hash, with
-    '+uncommitted changes' when tracked files differ from it, "commit": the
-    full hash, "dirty": whether they differ}.  None outside a git checkout."""
-    try:
-        full = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
-        short = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
-                               text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip() != ""
-    except OSError:
-        return None
-    if not full:
-        return None
-    return {"lab_commit": short + ("+uncommitted changes" if dirty else ""), "commit": full, "dirty": dirty}
-
-
-def lab_commit():
-    """The checkout's lab_commit now (see lab_state); None outside git.  A
-    run's own is recorded by run.py in OUT/lab.json and read from there."""
-    state = lab_state()
-    return state["lab_commit"] if state else None
-
-
-def run_record(out, name):
-    """OUT/name, a JSON record run.py wrote at run time, or None when the run
-    has none (it is from before run.py wrote it) or it is unreadable."""
-    try:
-        with open(os.path.join(out, name), encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-# Console lines that end a run as a failure, whatever the checks say.  Lockdep
-# reports by their headlines: a bare "lockdep" also matched stack frames such
-# as " ? lockdep_hardirqs_on_prepare" inside an expected OOM report.
-PROBLEMS = [
-    r"Kernel panic", r"\bOops\b", r"BUG: ", r"WARNING: .* at ", r"------------\[ cut here \]",
-    r"KASAN: ", r"UBSAN: ", r"KCSAN: ", r"possible circular locking", r"INFO: task .* blocked for more than",
-    r"soft lockup", r"hard LOCKUP", r"rcu: INFO: .* stall", r"general protection fault",
-    r"DEBUG_LOCKS_WARN_ON", r"INFO: lockdep is turned off", r"inconsistent lock state",
-    r"possible recursive locking", r"suspicious RCU usage", r"Call Trace:",
-]
-_PROBLEM = re.compile("|".join(PROBLEMS))
-
-
-def read(path, default=""):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return default
 
 
 def parse_vmstat(text):
@@ -139,146 +90,6 @@ def parse_meminfo(text):
     return out
 
 
-def job_env(out):
-    """OUT/job.env, what run.py gave the guest, as a dict ({} if absent)."""
-    env = {}
-    for line in read(os.path.join(out, "job.env")).splitlines():
-        k, _, v = line.partition("=")
-        try:
-            env[k] = " ".join(shlex.split(v)) if v else ""
-        except ValueError:
-            env[k] = v
-    return env
-
-
-def last_console_line(out):
-    lines = [ln for ln in read(os.path.join(out, "console.log")).splitlines() if ln.strip()]
-    return lines[-1].strip() if lines else "(console empty)"
-
-
-# Reports the kernel prints on purpose.  Inside them only the lines listed
-# here are expected; any other problem line still counts.
-#  - OOM: "X invoked oom-killer:" ... "Killed process": its stack dump.
-#  - A crash the scenario asked for (guest-lib's crash(): OUT/crash-requested
-#    and "dplab: crash requested" on the console, then sysrq c): from
-#    "sysrq: Trigger a crash" on, the panic and its stack dump.
-_OOM_START = re.compile(r"invoked oom-killer: ")
-_OOM_END = re.compile(r"(Out of memory|Memory cgroup out of memory): Killed process")
-_OOM_EXPECTED = re.compile(r"Call Trace:")
-_CRASH_MARK = re.compile(r"dplab: crash requested")
-_CRASH_START = re.compile(r"sysrq: Trigger a crash")
-_CRASH_PANIC = re.compile(r"Kernel panic - not syncing: sysrq triggered crash")
-_CRASH_EXPECTED = re.compile(r"Kernel panic - not syncing: sysrq triggered crash|Call Trace:")
-# A KCSAN report runs from "BUG: KCSAN: data-race in A / B" to its closing
-# rule of '='.  It is a problem of the run when it is a race on the series'
-# pressure state: an access's own function (the first frame under its
-# "read/write to ADDR" line) is the series' (mm/dirty_pressure.c:
-# dirty_pressure_*, dp_*), or ADDR is inside one of the series' variables
-# (dp_state, dp_recovery, ...; from the run's System.map).  A frame of ours
-# deeper in the stack does not make it ours: under KCSAN_STRICT 6.1 reports
-# ktime_get_mono_fast_ns() reading tk_fast_mono inside its seqcount latch
-# ("race at unknown origin"), called from dp_now(), and KCSAN only learned
-# latch readers in 6.13.  Those, and 6.1's other known races (the tick
-# code's, every run under TCG), are counted and quoted in
-# metrics.console.kcsan_elsewhere, not failed.
-_KCSAN_START = re.compile(r"BUG: KCSAN: ")
-_KCSAN_END = re.compile(r"^(\[[ .0-9]+\] )?={20,}\s*$")
-_KCSAN_OURS = re.compile(r"^(dirty_pressure\w*|dp_\w+)$")
-_KCSAN_ACCESS = re.compile(r"\b(?:read-write|read|write)(?: \([a-z]+\))* to (0x[0-9a-f]+) of \d+ bytes by ")
-_KCSAN_FRAME = re.compile(r"^(?:\[[ .0-9]+\])?\s+([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
-
-
-def load_symbols(path):
-    """Data symbols of a System.map as a sorted list of (address, name);
-    [] when there is none."""
-    syms = []
-    for ln in read(path).splitlines():
-        f = ln.split()
-        if len(f) == 3 and f[1] in "bBdDrR" and re.fullmatch(r"[0-9a-f]+", f[0]):
-            syms.append((int(f[0], 16), f[2]))
-    syms.sort()
-    return syms
-
-
-def symbolize(syms, addr):
-    """NAME+0xOFF of the data symbol at or below addr, or None."""
-    i = bisect.bisect_right(syms, (addr, chr(0x10ffff)))
-    if i == 0 or addr - syms[i - 1][0] >= 1 << 16:
-        return None
-    base, name = syms[i - 1]
-    return f"{name}+{addr - base:#x}"
-
-
-def kcsan_accesses(block, syms):
-    """[(function, data)] of a KCSAN report's accesses: the function making
-    each access and its address, symbolized when the map knows it."""
-    acc = []
-    for i, ln in enumerate(block):
-        m = _KCSAN_ACCESS.search(ln)
-        if not m:
-            continue
-        fn = next((f.group(1) for f in map(_KCSAN_FRAME.match, block[i + 1:i + 4]) if f), "?")
-        addr = int(m.group(1), 16)
-        acc.append((fn, symbolize(syms, addr) or m.group(1)))
-    return acc
-
-
-def kcsan_is_ours(acc):
-    """A report whose accesses could not be read counts as ours: a format
-    this parser does not know must not hide a race."""
-    return not acc or any(_KCSAN_OURS.match(fn) or _KCSAN_OURS.match(data.split("+")[0]) for fn, data in acc)
-
-
-def console_report(out):
-    """Problem lines of the console, less what an OOM report or a requested
-    crash prints by design: {problems: [...], oom_reports, requested_crash,
-    expected_lines, kcsan_elsewhere}.  OUT/System.map, when run.py kept
-    one, names the data a KCSAN report raced on."""
-    lines = read(os.path.join(out, "console.log")).splitlines()
-    syms = None
-    requested = os.path.exists(os.path.join(out, "crash-requested"))
-    crash_from = None
-    if requested:
-        marked = False
-        for i, ln in enumerate(lines):
-            if _CRASH_MARK.search(ln):
-                marked = True
-            elif marked and _CRASH_START.search(ln):
-                if any(_CRASH_PANIC.search(x) for x in lines[i:]):
-                    crash_from = i
-                break
-    problems, expected, ooms, in_oom = [], 0, 0, False
-    kcsan_elsewhere, kcsan_skip = [], set()
-    for i, ln in enumerate(lines):
-        if not _KCSAN_START.search(ln):
-            continue
-        end = next((j for j in range(i + 1, len(lines)) if _KCSAN_END.search(lines[j])), len(lines))
-        if syms is None:
-            syms = load_symbols(os.path.join(out, "System.map"))
-        acc = kcsan_accesses(lines[i:end], syms)
-        if not kcsan_is_ours(acc):
-            what = "; ".join(f"{fn} on {data}" for fn, data in acc)
-            kcsan_elsewhere.append(ln.strip() + (f" (accesses: {what})" if what else ""))
-            kcsan_skip.update(range(i, end))
-    for i, ln in enumerate(lines):
-        if i in kcsan_skip:
-            continue
-        if _OOM_START.search(ln):
-            in_oom, ooms = True, ooms + 1
-        elif _OOM_END.search(ln):
-            in_oom = False
-        if not _PROBLEM.search(ln):
-            continue
-        if (in_oom and _OOM_EXPECTED.search(ln)) or \
-                (crash_from is not None and i >= crash_from and _CRASH_EXPECTED.search(ln)):
-            expected += 1
-            continue
-        problems.append(ln.strip())
-    return {"problems": problems, "oom_reports": ooms,
-            "requested_crash": int(crash_from is not None), "crash_requested": int(requested),
-            "expected_lines": expected, "kcsan_elsewhere": kcsan_elsewhere}
-
-
 def data_section(out, reports):
     """metrics.data: the end-of-run verification of every file a dirtier
     wrote (verify-NAME.json from guest-lib's verify_report), summed.  Names
@@ -330,137 +141,6 @@ def data_section(out, reports):
     return d
 
 
-def data_check(data):
-    """The implicit check of every run with dirtier files: no bad block."""
-    c = {"name": "data_intact", "value": data["bad_blocks"],
-         "expectation": "data.bad_blocks == 0 (every dirtier file reread after sync and drop_caches)"}
-    if data["files_unverified"]:
-        c.update(passed=False, status="unmeasurable",
-                 reason=f"no verification of {', '.join(data['unverified'])} (see verify.log.err)")
-    else:
-        ok = data["bad_blocks"] == 0
-        c.update(passed=ok, status="pass" if ok else "fail")
-        if not ok:
-            bad = [f"{n}: {f['bad_blocks']} bad, first at {f['first_bad_offset_bytes']}"
-                   for n, f in data["files"].items() if f["bad_blocks"]]
-            c["reason"] = "; ".join(bad)
-    return c
-
-
-def lookup(metrics, path):
-    cur = metrics
-    for part in path.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
-            cur = cur[int(part)]
-        else:
-            return None
-    if isinstance(cur, bool):
-        return int(cur)
-    return cur if isinstance(cur, (int, float)) else None
-
-
-def compare(v, op, want):
-    return {"==": v == want, "!=": v != want, "<": v < want, "<=": v <= want,
-            ">": v > want, ">=": v >= want}[op]
-
-
-def applies(check, run):
-    cond = check.get("cond")
-    return not cond or run.get(cond[0]) in cond[1]
-
-
-def num(v):
-    """A number as a reader wants it: 31457280, 0.95, 106277486.8."""
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        v = int(v)
-    return format(v, ".10g") if isinstance(v, float) else str(v)
-
-
-def analyser_why(metrics, path):
-    """' (analyser: why)' when dpanalyze named a trace metric unmeasurable."""
-    um = (metrics.get("trace") or {}).get("unmeasurable")
-    if not path.startswith("trace.") or not isinstance(um, dict):
-        return ""
-    key = path[len("trace."):]
-    while key:
-        if isinstance(um.get(key), str):
-            return f" (analyser: {um[key]})"
-        key = key.rpartition(".")[0]
-    return ""
-
-
-def precondition_text(when):
-    return " and ".join(f"{m} {op} {num(v)}" for m, op, v in when)
-
-
-def unmet_precondition(when, metrics):
-    """None when every `when` of a check holds, else why not, quoting what
-    the run measured."""
-    for m, op, want in when:
-        got = lookup(metrics, m)
-        if got is None:
-            return f"precondition {m} {op} {num(want)} not met: metric {m} not in this run" + \
-                analyser_why(metrics, m)
-        if not compare(got, op, want):
-            return f"precondition {m} {op} {num(want)} not met: measured {num(got)}"
-    return None
-
-
-def evaluate(checks, metrics, run=None):
-    res = []
-    for c in checks:
-        if not applies(c, run or {}):
-            continue
-        v = lookup(metrics, c["metric"])
-        expect = f"{c['metric']} {c['op']} {num(c['value'])}"
-        r = {"name": c["name"], "value": v, "expectation": expect}
-        when = c.get("when") or []
-        if when:
-            # A claim the run could only judge under a precondition on what
-            # it measured (the writers outran the disk, reclaim met dirty
-            # pages): unmet, it is unmeasurable, and no failure of the run.
-            r["precondition"] = precondition_text(when)
-            why = unmet_precondition(when, metrics)
-            r["precondition_met"] = why is None
-            if why:
-                r.update(passed=False, status="unmeasurable", reason=why)
-                res.append(r)
-                continue
-        if v is None:
-            # Without a precondition, or with one that held, a missing
-            # metric is a failure of the lab, xfail mark or not.
-            r.update(passed=False, status="unmeasurable",
-                     reason=f"metric {c['metric']} not in this run" + analyser_why(metrics, c["metric"]) +
-                            (f" (precondition {r['precondition']} met)" if when else ""))
-        else:
-            ok = compare(v, c["op"], c["value"])
-            r["passed"] = ok
-            if c["xfail"]:
-                r["status"] = "xpass" if ok else "xfail"
-                r["reason"] = c["xfail"]
-            else:
-                r["status"] = "pass" if ok else "fail"
-        res.append(r)
-    return res
-
-
-def skipped(check):
-    """Unmeasurable because a precondition did not hold: the run could not
-    judge the claim.  Neither a pass nor a failure."""
-    return check.get("status") == "unmeasurable" and check.get("precondition_met") is False
-
-
-def unexpected(check):
-    # An xfail check that passes is news too: the claim now holds, so the
-    # xfail mark is stale.  Unmeasurable is a failure of the lab, unless a
-    # precondition of the check did not hold (skipped).
-    if skipped(check):
-        return False
-    return check["status"] in ("fail", "xpass", "unmeasurable")
-
-
 def analyse_trace(out, nnodes, tasks=()):
     """Trace metrics from the analyser, when it is built and a trace exists.
     tasks: the scenario's TRACE_TASKS, task names whose own
@@ -505,12 +185,6 @@ def disk_section(out, trace):
         if bps and isinstance(v, (int, float)) and not isinstance(v, bool):
             d[key] = round(v / (bps / 1024), 4)
     return d
-
-
-def kernel_obj_dir(kernel, variant):
-    """build/KERNEL/obj (VARIANT lab) or build/KERNEL/obj-VARIANT."""
-    obj = "obj" + ("" if variant in (None, "lab") else f"-{variant}")
-    return os.path.join(TOP, "build", kernel or "patched", obj)
 
 
 def kernel_has(out, kernel, variant, option):
@@ -603,31 +277,18 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     if boot:
         metrics["boot_to_userspace_guest_s"] = float(boot.group(1))
 
-    # workload_exit and kernel_clean lead every run's list (scenario.py's
-    # IMPLICIT), unless the scenario writes its own: a record from before.
-    checks = evaluate(scn.implicit(sc["checks"], crashed), metrics, {"mode": mode, "kernel": kernel})
+    # workload_exit and kernel_clean lead every run's list (checks.IMPLICIT),
+    # unless the scenario writes its own: a record from before.
+    checks = evaluate(implicit(sc["checks"], crashed), metrics, {"mode": mode, "kernel": kernel})
     if data is not None and not any(c["name"] == "data_intact" for c in sc["checks"]):
         checks.append(data_check(data))
-    # Every run checks the guest's view of its topology, not just smoke:
-    # a scenario's numbers mean nothing on the wrong NUMA layout.
-    if not any(c["metric"] == "topology.mismatches" for c in sc["checks"]):
-        checks += evaluate([{"name": "topology_matches", "metric": "topology.mismatches", "op": "==",
-                             "value": 0, "xfail": None}], metrics)
+    if not any(c["metric"] == TOPOLOGY_CHECK["metric"] for c in sc["checks"]):
+        checks += evaluate([TOPOLOGY_CHECK], metrics)
     status = read(os.path.join(out, "guest-status"))
     if crashed:
-        # The scenario asked for the crash: the run ends there, and it must
-        # have ended in exactly that panic.
-        ok = bool(con["requested_crash"])
-        c = {"name": "crashed_as_requested", "value": con["requested_crash"],
-             "expectation": "console: 'dplab: crash requested', then the sysrq panic",
-             "passed": ok, "status": "pass" if ok else "fail"}
-        if not ok:
-            c["reason"] = f"no sysrq panic after the request; last console line: {last_console_line(out)!r}"
-        checks.append(c)
+        checks.append(crash_check(con["requested_crash"], last_console_line(out)))
     elif "done" not in status:
-        checks.append({"name": "guest_finished", "value": 0, "expectation": "guest-status says done",
-                       "passed": False, "status": "fail",
-                       "reason": f"guest did not finish; last console line: {last_console_line(out)!r}"})
+        checks.append(unfinished_check(last_console_line(out)))
     slow = job_env(out).get("SLOW_MOTION", "1")
     # The lab commit and the host are the run's, recorded by run.py before
     # the boot; a run from before those records keeps what its last

@@ -58,17 +58,15 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collect  # noqa: E402
 import scenario as scn  # noqa: E402
 import slurm_engine  # noqa: E402
-from report import failing_names, read_json, verdict_of  # noqa: E402
+from dplab.checks import PASSING_VERDICTS, failing_names, skipped, test_line, verdict_of  # noqa: E402
+from dplab.contract import KERNELS, LRUS, MODES, TOP, kernel_obj_dir  # noqa: E402
+from dplab.files import read_json  # noqa: E402
+from dplab.records import Cell  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODES = ("off", "global", "node")
-LRUS = ("classic", "mglru")
 ENGINES = ("local", "slurm")
 FORMATS = ("text", "json", "gitlab")
-KERNELS = ("patched", "stock")
 # make bench without SCENARIOS: pageout and throughput (imbalance, cp) and
 # fs_mark files/s (smallfiles); every scenario when none of them exists yet.
 BENCH_SCENARIOS = ("imbalance", "cp", "smallfiles", "bound-alone", "bound-elsewhere")
@@ -141,15 +139,8 @@ def load_scenarios(sdir, names, topologies):
 
 
 def cell(topo, scen, mode, kernel, lru, variant="lab", repeat=None):
-    name = f"{topo}-{scen}-{mode}-{kernel}"
-    if variant != "lab":
-        name += f"-{variant}"
-    if lru == "mglru":
-        name += "-mglru"
-    if repeat is not None:
-        name += f"-r{repeat}"
-    return {"name": name, "topology": topo, "scenario": scen, "mode": mode, "kernel": kernel,
-            "lru": lru, "variant": variant, "repeat": repeat}
+    """A cell as the rest of this file passes it around: records.Cell's dict."""
+    return Cell.new(topo, scen, mode, kernel, lru, variant, repeat).to_dict()
 
 
 def full_cells(scens, topos, modes, lrus, kernels, variant):
@@ -234,20 +225,6 @@ def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
     return cells
 
 
-def check_line(cell_name, c):
-    """One check as tests/run's line (tests/result-lines.sh's rule): PASS,
-    XFAIL with its reason, SKIP for an unmet precondition, else FAIL."""
-    name = f"{cell_name}.{c['name']}"
-    if c.get("status") == "pass":
-        return f"PASS: {name}"
-    if c.get("status") == "xfail":
-        return f"XFAIL: {name}: {c.get('reason')}"
-    if collect.skipped(c):
-        return f"SKIP: {name}: unmeasurable: {c.get('reason')}"
-    why = f" ({c['reason']})" if c.get("reason") else ""
-    return f"FAIL: {name}: {c.get('status')}: {c.get('expectation')}, got {c.get('value')}{why}"
-
-
 def write_test_formats(root, cells, statuses):
     """root/matrix.ktap and root/matrix.junit.xml, as tests/run writes them:
     one test per cell, its checks nested; a cell without result.json (HUNG,
@@ -266,7 +243,7 @@ def write_test_formats(root, cells, statuses):
                 rc = 2
             else:
                 for chk in res.get("checks", []):
-                    f.write(check_line(c["name"], chk).replace("\n", " ") + "\n")
+                    f.write(test_line(c["name"], chk).replace("\n", " ") + "\n")
                 rc = 0 if res.get("pass") else 1
             f.write(f"@E {rc} {int(rec.get('elapsed_s') or 0)}\n")
     tool = os.path.join(TOP, "tests", "report-formats.py")
@@ -382,7 +359,7 @@ class Runner:
             **({"slurm": self.slurm} if self.slurm else {})))
         if status != "ABORTED":
             detail = f"({reason})" if reason and status != "PASS" else ""
-            skip = [x["name"] for x in (res or {}).get("checks", []) if collect.skipped(x)]
+            skip = [x["name"] for x in (res or {}).get("checks", []) if skipped(x)]
             if skip and status in ("PASS", "XFAIL", "FAIL"):
                 # neither passed nor failed: the run could not judge them
                 detail += f"{' ' if detail else ''}(unmeasurable, precondition not met: {', '.join(skip)})"
@@ -398,7 +375,7 @@ class Runner:
 
 def kernel_stamp(c):
     """Which bzImage a cell ran (size and mtime): the report warns when a matrix mixes builds."""
-    img = os.path.join(collect.kernel_obj_dir(c["kernel"], c["variant"]), "arch/x86/boot/bzImage")
+    img = os.path.join(kernel_obj_dir(c["kernel"], c["variant"]), "arch/x86/boot/bzImage")
     try:
         st = os.stat(img)
     except OSError:
@@ -659,7 +636,7 @@ def main(argv):
     if interrupted:
         print("matrix: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
-    return 0 if all(s in ("PASS", "XFAIL") for s in statuses.values()) and \
+    return 0 if all(s in PASSING_VERDICTS for s in statuses.values()) and \
         len(statuses) == len(cells) else 1
 
 

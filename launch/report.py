@@ -28,31 +28,15 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collect  # noqa: E402
 import stats  # noqa: E402
+# verdict_of, failing_names and read_json are also report.NAME for the
+# scripts and tests that call them so
+from dplab.checks import failing_names, skipped, verdict_of  # noqa: E402,F401
+# COLUMNS: the sides of an A/B table, the three modes of the series, then the stock kernel
+from dplab.contract import COLUMNS, MODES, TOP, lab_commit  # noqa: E402,F401
+from dplab.files import job_env, read_json  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
-MODES = ("off", "global", "node")
-# Columns of an A/B table: the three modes of the series, then the stock kernel.
-COLUMNS = (("patched", "off", "off"), ("patched", "global", "global"),
-           ("patched", "node", "node"), ("stock", "off", "stock"))
-NOT_PASSING = ("fail", "xpass", "unmeasurable")
-
-
-def verdict_of(res):
-    """PASS, XFAIL (passes only because of expected failures) or FAIL.  A
-    check skipped for an unmet precondition (collect.skipped) is none of
-    them: the cell shows it as SKIP among its notes."""
-    st = [c.get("status") for c in res.get("checks", []) if not collect.skipped(c)]
-    if any(s in NOT_PASSING for s in st) or not res.get("pass"):
-        return "FAIL"
-    return "XFAIL" if "xfail" in st else "PASS"
-
-
-def failing_names(res):
-    return [c["name"] for c in res.get("checks", [])
-            if c.get("status") in NOT_PASSING and not collect.skipped(c)]
 
 
 # ---- metrics: each a function of result.json's "metrics" ------------------
@@ -203,17 +187,9 @@ CORE = ("file_pageout", "immediate_reclaim", "pgscan_direct", "allocstall", "oom
 
 # ---- cells ----------------------------------------------------------------
 
-def read_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def fmt_check(c):
     st = c.get("status", "?")
-    if collect.skipped(c):
+    if skipped(c):
         return f"SKIP {c['name']}: unmeasurable: {c.get('reason', '')}"
     if st == "xfail":
         return f"XFAIL {c['name']}: {c.get('reason', '')}"
@@ -232,7 +208,7 @@ def load_cell(d):
     for k in ("topology", "scenario", "mode", "kernel"):
         c[k] = src.get(k) or cj.get(k) or "?"
     c["variant"] = src.get("variant") or cj.get("variant") or "lab"
-    c["lru"] = cj.get("lru") or collect.job_env(d).get("LRU") or ("mglru" if re.search(r"-mglru(-r\d+)?$", name)
+    c["lru"] = cj.get("lru") or job_env(d).get("LRU") or ("mglru" if re.search(r"-mglru(-r\d+)?$", name)
                                                          else "classic")
     rep = cj.get("repeat")
     if rep is None:
@@ -439,7 +415,7 @@ def lab_commits(cells):
     before result.json recorded it are named by the checkout's commit now."""
     seen = sorted({c["lab_commit"] for c in cells if c["lab_commit"]})
     if any(c["release"] and not c["lab_commit"] for c in cells):
-        now = collect.lab_commit() or "unknown"
+        now = lab_commit() or "unknown"
         seen.append(f"{now} (at report time: some cells did not record theirs)")
     return ", ".join(seen) or "unknown"
 

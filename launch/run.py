@@ -27,9 +27,11 @@ import accel  # noqa: E402
 import collect  # noqa: E402
 import scenario as scn  # noqa: E402
 import topology  # noqa: E402
+from dplab.console import last_console_line  # noqa: E402
+from dplab.contract import (KERNELS, LRUS, MODES, TOP, ContractError, cell_name, kernel_image,  # noqa: E402
+                            kernel_obj_dir, lab_state, variants)
+from dplab.files import read  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODES = ("off", "global", "node")
 DEFAULT_EVENTS = "writeback:* vmscan:mm_vmscan_*"
 # One event per dirtied page or inode touch: millions per run, nothing reads
 # them, and recording them cost the guest ~85% of its write rate under TCG
@@ -46,10 +48,6 @@ USERSPACE_UP = "] userspace up"
 def fail2(msg):
     print(f"run: {msg}", file=sys.stderr)
     sys.exit(2)
-
-
-def kernel_image(kernel, variant):
-    return os.path.join(collect.kernel_obj_dir(kernel, variant), "arch/x86/boot/bzImage")
 
 
 def make_disk(path, disk):
@@ -107,19 +105,6 @@ def safe_out(out):
         fail2(f"--out {out}: not empty and not a results directory; refusing to delete it")
 
 
-def known_variants():
-    """The kernel variants launch/kernel.sh builds (its own list, so a
-    variant it would refuse is refused here before anything is built)."""
-    try:
-        r = subprocess.run([os.path.join(TOP, "launch", "kernel.sh"), "--variants"],
-                           capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        fail2(f"launch/kernel.sh --variants: {e}")
-    if r.returncode or not r.stdout.split():
-        fail2(f"launch/kernel.sh --variants failed: {(r.stderr.strip().splitlines() or ['no output'])[-1]}")
-    return r.stdout.split()
-
-
 def one_of(words):
     """'a, b or c'"""
     return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
@@ -130,7 +115,7 @@ def record_lab(out, repo=TOP):
     uncommitted changes; with them, OUT/lab.diff (`git diff --binary HEAD`,
     which `git apply` restores).  Written before the boot, so re-collecting
     the run later names the lab it ran with, not the checkout of that day."""
-    state = collect.lab_state(repo)
+    state = lab_state(repo)
     record = state or {"lab_commit": None, "commit": None, "dirty": None}
     with open(os.path.join(out, "lab.json"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)
@@ -146,7 +131,7 @@ def keep_kernel_files(out, kernel, variant):
     later rebuild replaces in build/: its .config (OUT/kernel.config, read
     by collect.kernel_has) and, for a KCSAN kernel, its System.map (collect
     names the data a KCSAN report raced on from it)."""
-    obj = collect.kernel_obj_dir(kernel, variant)
+    obj = kernel_obj_dir(kernel, variant)
     if os.path.isfile(os.path.join(obj, ".config")):
         shutil.copy(os.path.join(obj, ".config"), os.path.join(out, "kernel.config"))
     if collect.kernel_has(out, kernel, variant, "CONFIG_KCSAN"):
@@ -156,7 +141,7 @@ def keep_kernel_files(out, kernel, variant):
 def proc_field(path, key):
     """The value of the first "key: value" line of a /proc file such as
     cpuinfo or meminfo (None when it has none)."""
-    for line in collect.read(path).splitlines():
+    for line in read(path).splitlines():
         name, sep, value = line.partition(":")
         if sep and name.strip() == key:
             return value.strip()
@@ -187,7 +172,7 @@ def record_host(out, qemu, choice=None):
         "accelerator": accelerator,
         "accelerator_requested": (choice or {}).get("requested"),
         "accelerator_reason": (choice or {}).get("reason"),
-        "loadavg_start": [float(x) for x in collect.read("/proc/loadavg").split()[:3]],
+        "loadavg_start": [float(x) for x in read("/proc/loadavg").split()[:3]],
         # the batch system's job this run was (make matrix ENGINE=slurm), or null
         "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
     }
@@ -237,13 +222,16 @@ def check_parameters(a):
     cell name and OUT."""
     if a.mode not in MODES:
         fail2(f"MODE must be one of {', '.join(MODES)}, not '{a.mode}'")
-    if a.kernel not in ("patched", "stock"):
-        fail2(f"KERNEL must be patched or stock, not '{a.kernel}'")
-    variants = known_variants()
-    if a.variant not in variants:
-        fail2(f"VARIANT must be {one_of(variants)}, not '{a.variant}'")
-    if a.lru not in ("classic", "mglru"):
-        fail2(f"LRU must be classic or mglru, not '{a.lru}'")
+    if a.kernel not in KERNELS:
+        fail2(f"KERNEL must be {one_of(KERNELS)}, not '{a.kernel}'")
+    try:
+        known = variants()
+    except ContractError as e:
+        fail2(str(e))
+    if a.variant not in known:
+        fail2(f"VARIANT must be {one_of(known)}, not '{a.variant}'")
+    if a.lru not in LRUS:
+        fail2(f"LRU must be {one_of(LRUS)}, not '{a.lru}'")
     try:
         # the value; for kvm also the device (and a cached failed probe)
         accel.choose(a.accel, check_only=True)
@@ -292,8 +280,7 @@ def check_parameters(a):
         topo["disk"]["write_bps"] = bps
     if a.disk and not os.path.isfile(a.disk):
         fail2(f"--disk {a.disk}: no such file")
-    name = f"{topo['name']}-{sc['name']}-{a.mode}-{a.kernel}" + ("" if a.variant == "lab" else f"-{a.variant}") \
-        + ("-mglru" if a.lru == "mglru" else "")
+    name = cell_name(topo["name"], sc["name"], a.mode, a.kernel, a.variant, a.lru)
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
     safe_out(out)
     return tpath, topo, sc, name, out
@@ -393,7 +380,7 @@ def main():
         while proc.poll() is None:
             elapsed = time.monotonic() - t0
             if not booted:
-                booted = USERSPACE_UP in collect.read(os.path.join(out, "console.log"))
+                booted = USERSPACE_UP in read(os.path.join(out, "console.log"))
             if elapsed > timeout or (not booted and elapsed > boot_timeout):
                 proc.kill()
                 proc.wait()
@@ -401,12 +388,12 @@ def main():
                 break
             time.sleep(0.5)
     wall = time.monotonic() - t0
-    qout = collect.read(qlog)
+    qout = read(qlog)
     if not a.keep_disk and not a.disk:
         os.unlink(disk_path)
 
     if hung:
-        last = collect.last_console_line(out)
+        last = last_console_line(out)
         what = f"guest hung: killed after {timeout}s" if booted else \
             f"guest did not boot: no userspace after {boot_timeout}s, killed"
         fail2(f"{what}; last console line: {last!r} (console: {os.path.relpath(out)}/console.log)")

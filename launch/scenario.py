@@ -23,8 +23,8 @@ Checks shared by several scenarios live in a lib file the scenario sources,
 the scenario sources it.  A live `check ...` line is bad input; only a run
 record made before #CHECK# (OUT/scenario.sh, read with legacy=True by
 collect.py) may have them, and then they are its whole list.  Every run also
-gets workload_exit and kernel_clean (IMPLICIT, see implicit()), and
-collect.py adds topology_matches.
+gets workload_exit and kernel_clean (dplab/checks.py: IMPLICIT, implicit()),
+and collect.py adds topology_matches.
 
   scenario.py validate FILE|NAME    check only (file:line errors, exit 2)
 """
@@ -34,11 +34,17 @@ import re
 import shlex
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# IMPLICIT and implicit() are dplab.checks', named here too for the scripts
+# and tests that have always found them in this module
+from dplab.checks import IMPLICIT, implicit  # noqa: E402,F401
+from dplab.contract import KERNELS, MODES  # noqa: E402
+
 OPS = ("==", "!=", "<", "<=", ">", ">=")
 SETTINGS = ("CLAIM", "TOPOLOGIES", "BENCH_TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT",
             "TRACE_BUFFER_KB", "DISK_WRITE_BPS", "DISK_QUEUE", "CMDLINE", "STANDALONE", "SMOKE_SKIP",
             "TRACE_TASKS", "BASELINE_OF")
-CONDITIONS = {"mode": ("off", "global", "node"), "kernel": ("patched", "stock")}
+CONDITIONS = {"mode": MODES, "kernel": KERNELS}
 _SETTING = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
@@ -64,30 +70,6 @@ def _unquote(v):
 LIB = re.compile(r'^\. "\$LAB/workloads/scenarios/lib/([a-z0-9_.-]+)\.sh"$')
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIVE = "write check lines as '#CHECK# ...' (inert shell)"
-# Every run's own checks, added by collect.py unless the scenario writes a
-# check of that name (run records from before they were implicit do), first
-# in a run's list in this order; workload_exit not for a run that crashed as
-# its scenario asked (the workload never returns).
-IMPLICIT = ({"name": "workload_exit", "metric": "workload.exit", "op": "==", "value": 0.0,
-             "xfail": None, "cond": None, "when": [], "implicit": True},
-            {"name": "kernel_clean", "metric": "console.problems", "op": "==", "value": 0.0,
-             "xfail": None, "cond": None, "when": [], "implicit": True})
-
-
-def implicit(checks, crashed=False):
-    """The checks a run evaluates, in order: workload_exit, kernel_clean,
-    then the scenario's.  A scenario whose list opens with its own check on
-    topology.mismatches (smoke, CMD=) keeps it ahead of kernel_clean, where
-    it has always been."""
-    names = {c["name"] for c in checks}
-    head = [dict(c) for c in IMPLICIT[:1] if c["name"] not in names and not crashed]
-    rest = list(checks)
-    while rest and rest[0]["metric"] == "topology.mismatches":
-        head.append(rest.pop(0))
-    head += [dict(c) for c in IMPLICIT[1:] if c["name"] not in names]
-    return head + rest
-
-
 def parse_check(w, where, n):
     """One check from its words after the #CHECK# (or legacy `check`)."""
     if len(w) < 5:
@@ -108,7 +90,7 @@ def parse_check(w, where, n):
     if rest and rest[0] == "if":
         m = re.fullmatch(r"(mode|kernel)=([a-z,]+)", rest[1]) if len(rest) > 1 else None
         if not m or not set(m.group(2).split(",")) <= set(CONDITIONS[m.group(1)]):
-            raise ScenarioError(f"{where}: 'if' takes mode=off,global,node or kernel=patched,stock")
+            raise ScenarioError(f"{where}: 'if' takes mode={','.join(MODES)} or kernel={','.join(KERNELS)}")
         cond = (m.group(1), m.group(2).split(","))
         rest = rest[2:]
     while rest and rest[0] == "when":

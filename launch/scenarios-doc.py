@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as scn  # noqa: E402
+from dplab.checks import implicit  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,7 +66,7 @@ def main(argv):
                   f"Topologies: {v.get('TOPOLOGIES', '(any)')}. "
                   f"File: `workloads/scenarios/{os.path.basename(path)}`.", "",
                   "| check | expectation | applies | expected failure |", "|---|---|---|---|"]
-        for c in scn.implicit(sc["checks"]):
+        for c in implicit(sc["checks"]):
             cond = f"{c['cond'][0]}={','.join(c['cond'][1])}" if c.get("cond") else "all runs"
             if c.get("implicit"):
                 cond += " (implicit)"

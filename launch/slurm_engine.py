@@ -30,7 +30,10 @@ import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from dplab.checks import PASSING_VERDICTS
+from dplab.contract import TOP
+from dplab.files import read_json
+
 POLL_S = 2.0
 # sinfo states in which a node runs nothing new (a trailing '*' means not
 # responding, whatever the state)
@@ -126,12 +129,8 @@ def partition_alive(a):
 
 def finished_record(r, c, job):
     """The cell.json this array wrote for c, or None."""
-    try:
-        with open(os.path.join(r.root, c["name"], "cell.json"), encoding="utf-8") as f:
-            rec = json.load(f)
-    except (OSError, ValueError):
-        return None
-    if str(rec.get("slurm", {}).get("array_job_id")) != job:
+    rec = read_json(os.path.join(r.root, c["name"], "cell.json"))
+    if rec is None or str(rec.get("slurm", {}).get("array_job_id")) != job:
         return None
     return rec
 
@@ -267,4 +266,4 @@ def array_task(cells_file, a_outer):
         "partition": os.environ.get("SLURM_JOB_PARTITION"),
     }
     status = r.run_cell(c)
-    return 0 if status in ("PASS", "XFAIL") else 1
+    return 0 if status in PASSING_VERDICTS else 1

@@ -23,6 +23,8 @@ import os
 import re
 import sys
 
+from dplab.records import Topology
+
 KEYS = ("description", "memory", "node", "distance", "hmat", "disk")
 NODE_ATTRS = ("cpus", "mem", "dimm", "initiator")
 DISK_ATTRS = ("size", "fs", "write_bps", "read_bps")
@@ -435,9 +437,7 @@ def main(argv):
         print("\n".join(qemu_args(topo)))
         return 0
     if cmd == "json":
-        t = dict(topo)
-        t["distances"] = {f"{a}-{b}": v for (a, b), v in topo["distances"].items()}
-        print(json.dumps(t, indent=1))
+        print(json.dumps(Topology.from_parsed(topo).to_dict(), indent=1))
         return 0
     if cmd == "check":
         if len(argv) not in (4, 5) or len(argv) == 5 and argv[4] != "--kasan":

@@ -1,0 +1,193 @@
+"""Typed records of the run contract.
+
+Each is a dataclass over one JSON document (or one entry of it) as the lab
+writes it today; from_dict() reads it and to_dict() gives it back key for
+key, in the same order, so a record read and written again is the same
+JSON.  A key a record does not name is kept in `extra` and written after
+the named ones; a named key the document did not have stays ABSENT and is
+not written (old run records lack keys added since, and several keys appear
+only sometimes: baseline_of, a check's reason and precondition).
+
+  Topology     `topology.py json FILE` (node ids and distance pairs as
+               strings, as JSON has them)
+  CheckSpec    one parsed #CHECK# line (scenario.py's check dicts)
+  Scenario     scenario.py's parse of a scenario file
+  Check        one entry of result.json "checks"
+  Result       result.json
+  Cell         a matrix cell (matrix.py --list --format json's rows) and
+               its cell.json, which adds the run's status to it
+
+The parsers and collect.py keep building plain dicts (every front end reads
+them by key); these records are for code that wants fields and types, and
+they pin down what the documents hold.
+"""
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from dplab import contract
+
+
+class _Absent:
+    """A key the document did not have (not the same as null)."""
+    def __repr__(self):
+        return "ABSENT"
+
+    def __bool__(self):
+        return False
+
+
+ABSENT = _Absent()
+
+
+def _opt(**kw):
+    return field(default=ABSENT, **kw)
+
+
+class _Record:
+    # JSON keys that are not Python names: field name -> key
+    KEYS = {}
+    # fields holding records or lists of them: field name -> record class
+    NESTED = {}
+
+    @classmethod
+    def from_dict(cls, d):
+        names = [f.name for f in dataclasses.fields(cls) if f.name != "extra"]
+        keys = {cls.KEYS.get(n, n): n for n in names}
+        kw, extra = {}, {}
+        for k, v in d.items():
+            if k not in keys:
+                extra[k] = v
+                continue
+            n = keys[k]
+            sub = cls.NESTED.get(n)
+            if sub is not None and isinstance(v, list):
+                v = [sub.from_dict(x) if isinstance(x, dict) else x for x in v]
+            kw[n] = v
+        missing = [n for n in names if n not in kw and _required(cls, n)]
+        if missing:
+            raise ValueError(f"{cls.__name__}: missing {', '.join(missing)}")
+        return cls(**kw, extra=extra)
+
+    def to_dict(self):
+        d = {}
+        for f in dataclasses.fields(self):
+            if f.name == "extra":
+                continue
+            v = getattr(self, f.name)
+            if v is ABSENT:
+                continue
+            if isinstance(v, list):
+                v = [x.to_dict() if isinstance(x, _Record) else x for x in v]
+            d[self.KEYS.get(f.name, f.name)] = v
+        d.update(self.extra)
+        return d
+
+
+def _required(cls, name):
+    f = next(f for f in dataclasses.fields(cls) if f.name == name)
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+
+
+@dataclass
+class Topology(_Record):
+    name: str
+    path: str
+    description: str
+    memory: int                 # bytes; the nodes' mem= sum to it
+    nodes: dict                 # "0" -> {cpus, mem, line, dimm[, initiator]}
+    distances: dict             # "0-1" -> distance
+    default_distance: Optional[int]
+    hmat: list
+    disk: dict                  # size, fs, write_bps, read_bps
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_parsed(cls, topo):
+        """From topology.load()'s dict, whose node ids are ints and whose
+        distances are keyed by (a, b): as `topology.py json` writes it."""
+        d = dict(topo)
+        d["distances"] = {f"{a}-{b}": v for (a, b), v in topo["distances"].items()}
+        return cls.from_dict(d)
+
+
+@dataclass
+class CheckSpec(_Record):
+    name: str
+    metric: str                 # dotted path into result.json "metrics"
+    op: str                     # == != < <= > >=
+    value: float
+    xfail: Optional[str] = None  # the kernel reason the claim is false on 6.1
+    cond: Any = None            # ("mode"|"kernel", [values]) of `if`, or None
+    when: list = field(default_factory=list)   # [(metric, op, value)] preconditions
+    line: Any = ABSENT          # line number in its file
+    file: Any = ABSENT          # the lib file it came from
+    implicit: Any = ABSENT      # True for checks.IMPLICIT's
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Scenario(_Record):
+    name: str
+    path: str
+    text: str
+    vars: dict                  # the settings (CLAIM=, TOPOLOGIES=, ...)
+    checks: list                # [CheckSpec]
+    libs: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+    NESTED = {"checks": CheckSpec}
+
+
+@dataclass
+class Check(_Record):
+    name: str
+    value: Any
+    expectation: str
+    precondition: Any = _opt()
+    precondition_met: Any = _opt()
+    passed: Any = _opt()
+    status: Any = _opt()        # pass fail xfail xpass unmeasurable (checks.py)
+    reason: Any = _opt()
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Result(_Record):
+    topology: Any = _opt()
+    topology_description: Any = _opt()
+    scenario: Any = _opt()
+    claim: Any = _opt()
+    baseline_of: Any = _opt()
+    mode: Any = _opt()
+    kernel: Any = _opt()
+    variant: Any = _opt()
+    slow_motion: Any = _opt()
+    kernel_release: Any = _opt()
+    lab_commit: Any = _opt()
+    host: Any = _opt()
+    metrics: Any = _opt()
+    checks: Any = _opt()        # [Check]
+    pass_: Any = _opt()         # "pass": no check unexpected (checks.unexpected)
+    extra: dict = field(default_factory=dict)
+    KEYS = {"pass_": "pass"}
+    NESTED = {"checks": Check}
+
+
+@dataclass
+class Cell(_Record):
+    name: str
+    topology: str
+    scenario: str
+    mode: str
+    kernel: str
+    lru: str
+    variant: str
+    repeat: Optional[int]
+    # cell.json adds status, reason, rc, elapsed_s, finished, kernel_image,
+    # engine[, slurm]; --list --format json adds out and make
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def new(cls, topology, scenario, mode, kernel, lru, variant=contract.DEFAULT_VARIANT, repeat=None):
+        return cls(contract.cell_name(topology, scenario, mode, kernel, variant, lru, repeat),
+                   topology, scenario, mode, kernel, lru, variant, repeat)
