@@ -1,0 +1,179 @@
+#!/bin/bash
+# Host tests of the run contract's one owner, launch/dplab/: the check
+# evaluator against its users (result-lines.sh for tests/run, matrix.py's
+# matrix.ktap, report.py's verdict, collect.py's pass), cell names both ways,
+# the lists against the Makefile's help and kernel.sh --variants, the
+# records against real JSON, and no second copy of a rule in the front ends.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+py=/usr/bin/python3
+fail=0
+pass() { echo "PASS: $1"; }
+bad() { echo "FAIL: $1: $2"; fail=1; }
+tmp=${KEEP_TMP:-$(mktemp -d)}; [ -n "$KEEP_TMP" ] || trap 'rm -rf "$tmp"' EXIT
+. tests/result-lines.sh
+pyl() { PYTHONPATH="$top/launch" $py "$@"; }
+
+# ---- one evaluator, one status rule --------------------------------------
+# Six #CHECK# lines, one per outcome, judged by dplab.checks.evaluate into a
+# result.json; each user of the statuses must read the same outcome from it.
+mkdir -p "$tmp/m/cell"
+got_eval=$(pyl - "$tmp/m/cell/result.json" <<'P'
+import json, sys
+import scenario
+from dplab import checks
+sc = scenario.parse("""workload() { :; }
+#CHECK# p x == 1
+#CHECK# f x == 2
+#CHECK# xf x == 2 xfail not on 6.1
+#CHECK# xp x == 1 xfail not on 6.1
+#CHECK# um missing.metric == 0
+#CHECK# sk x == 1 when y > 20
+""", "t.sh")
+res = checks.evaluate(sc["checks"], {"x": 1, "y": 0})
+doc = {"checks": res, "pass": not any(checks.unexpected(c) for c in res)}
+json.dump(doc, open(sys.argv[1], "w"), indent=1)
+print(" ".join(f"{c['name']}={c['status']}{'/skip' if checks.skipped(c) else ''}" for c in res))
+P
+)
+want_eval="p=pass f=fail xf=xfail xp=xpass um=unmeasurable sk=unmeasurable/skip"
+[ "$got_eval" = "$want_eval" ] && pass evaluator.six_outcomes || bad evaluator.six_outcomes "$got_eval"
+
+# result-lines.sh (tests/run's lab tests): the kind of each line, and rc 1
+# because the run did not pass
+lines=$(result_lines cell "$tmp/m/cell/result.json"); rc=$?
+kinds=$(sed -E 's/^([A-Z]+): cell\.([a-z]+).*/\2=\1/' <<<"$lines" | tr '\n' ' ')
+want_kinds="p=PASS f=FAIL xf=XFAIL xp=FAIL um=FAIL sk=SKIP "
+[ $rc -eq 1 ] && [ "$kinds" = "$want_kinds" ] && pass result_lines.same_status || bad result_lines.same_status "rc=$rc $kinds"
+# matrix.py's matrix.ktap: the same outcome for each check
+pyl -c 'import sys, matrix; matrix.write_test_formats(sys.argv[1], [{"name": "cell"}], {})' "$tmp/m" >/dev/null
+ktap=$(grep -E '^  (not )?ok [0-9]+ cell\.' "$tmp/m/matrix.ktap" | sed -E 's/^ *//; s/^ok [0-9]+ cell\.([a-z]+) # (XFAIL|SKIP).*/\1=\2/; s/^ok [0-9]+ cell\.([a-z]+)$/\1=PASS/; s/^not ok [0-9]+ cell\.([a-z]+).*/\1=FAIL/' | tr '\n' ' ')
+[ "$ktap" = "$want_kinds" ] && pass matrix_ktap.same_status || bad matrix_ktap.same_status "$ktap"
+# the KTAP line and the tests/run line are one function's: same text, value spelling aside
+k_fail=$(grep -o 'not ok [0-9]* cell.um # .*' "$tmp/m/matrix.ktap")
+[[ $k_fail == *"unmeasurable: missing.metric == 0, got None (metric missing.metric not in this run)" ]] && \
+	grep -qx 'FAIL: cell.um: unmeasurable: missing.metric == 0, got null (metric missing.metric not in this run)' <<<"$lines" \
+	&& pass test_line.one_text || bad test_line.one_text "$k_fail"
+# report.py's verdict and collect.py's pass from the same list
+v=$(pyl -c 'import json, sys, report, collect
+d = json.load(open(sys.argv[1]))
+print(report.verdict_of(d), report.failing_names(d), [c["name"] for c in d["checks"] if collect.unexpected(c)])' "$tmp/m/cell/result.json")
+[ "$v" = "FAIL ['f', 'xp', 'um'] ['f', 'xp', 'um']" ] && pass verdict.same_rule || bad verdict.same_rule "$v"
+# without the failing checks: XFAIL verdict, rc 0, the skip neither
+jq '.checks |= map(select(.name | IN("f", "xp", "um") | not)) | .pass = true' "$tmp/m/cell/result.json" >"$tmp/ok.json"
+lines=$(result_lines cell "$tmp/ok.json"); rc=$?
+v=$(pyl -c 'import json, sys, report; print(report.verdict_of(json.load(open(sys.argv[1]))))' "$tmp/ok.json")
+[ $rc -eq 0 ] && [ "$v" = XFAIL ] && [ "$(grep -c . <<<"$lines")" -eq 3 ] && pass verdict.xfail_and_skip || bad verdict.xfail_and_skip "rc=$rc $v"
+out=$(result_lines cell "$tmp/nosuch.json" 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == "checks: $tmp/nosuch.json: "* ]] && pass result_lines.unreadable || bad result_lines.unreadable "rc=$rc $out"
+
+# ---- no second copy of a rule ----------------------------------------------
+copies=$(grep -nE '^(MODES|KERNELS|LRUS|COLUMNS|NOT_PASSING|IMPLICIT|PROBLEMS) = |^def (verdict_of|failing_names|check_line|skipped|unexpected|evaluate|kernel_obj_dir|console_report|job_env|read_json|lab_state|implicit)\(' \
+	launch/{run,matrix,report,scenarios-doc,collect,slurm_engine,scenario,topology}.py)
+[ -z "$copies" ] && pass one_owner.no_copies_in_front_ends || bad one_owner.no_copies_in_front_ends "$(tr '\n' '|' <<<"$copies")"
+grep -q 'status' tests/result-lines.sh && grep -qE 'jq|"pass"' tests/result-lines.sh \
+	&& bad one_owner.result_lines_has_no_rule "tests/result-lines.sh spells the status rule again" \
+	|| pass one_owner.result_lines_has_no_rule
+
+# ---- cell names ----------------------------------------------------------------
+# Every cell a matrix plans (smoke, bench with repeats, a variant and MGLRU):
+# the name is contract.cell_name of its fields, and parses back to them.
+{ $py launch/matrix.py --smoke --lru classic,mglru --kernels patched,stock --list --format json
+  $py launch/matrix.py --bench --variant debug --lru mglru --repeats 2 --list --format json
+  $py launch/matrix.py --topos uma,2node-asym --kernels patched,stock --variant kcsan --list --format json; } >"$tmp/cells.json"
+r=$(pyl - "$tmp/cells.json" <<'P'
+import json, os, sys
+from dplab import contract, records
+text = open(sys.argv[1]).read()
+dec, docs, i = json.JSONDecoder(), [], 0
+while i < len(text.rstrip()):
+    d, i = dec.raw_decode(text, i)
+    docs.append(d)
+    while i < len(text) and text[i].isspace():
+        i += 1
+topos = sorted(os.listdir(os.path.join(contract.TOP, "topologies")))
+n, bad = 0, []
+for doc in docs:
+    for row in doc["include"]:
+        n += 1
+        f = contract.parse_cell_name(row["name"], topos)
+        fields = {k: row[k] for k in ("topology", "scenario", "mode", "kernel", "variant", "lru", "repeat")}
+        if f != fields or contract.cell_name(**f) != row["name"]:
+            bad.append(row["name"])
+        c = records.Cell.from_dict(row)
+        if c.to_dict() != row or records.Cell.new(c.topology, c.scenario, c.mode, c.kernel, c.lru, c.variant,
+                                                   c.repeat).name != row["name"]:
+            bad.append("record " + row["name"])
+print(n, bad[:3])
+P
+)
+[[ $r =~ ^([0-9]+)\ \[\]$ ]] && [ "${BASH_REMATCH[1]}" -gt 100 ] && pass cell_name.round_trip || bad cell_name.round_trip "$r"
+r=$(pyl -c 'from dplab.contract import parse_cell_name as p
+print(p("uma-smoke-node-patched-kcsan-mglru-r3", ["uma"]), p("uma-smoke-nope-patched", ["uma"]), p("x-smoke-off-stock", ["uma"]))')
+[ "$r" = "{'topology': 'uma', 'scenario': 'smoke', 'mode': 'node', 'kernel': 'patched', 'variant': 'kcsan', 'lru': 'mglru', 'repeat': 3} None None" ] \
+	&& pass cell_name.parse_and_refuse || bad cell_name.parse_and_refuse "$r"
+
+# ---- the lists and their other spellings ------------------------------------
+lists=$(pyl -c 'from dplab import contract as c; import scenario as s
+print("|".join(c.MODES), "|".join(c.KERNELS), ",".join(c.LRUS), "|".join(c.variants()), c.DEFAULT_VARIANT,
+      s.CONDITIONS == {"mode": c.MODES, "kernel": c.KERNELS})')
+read -r modes kernels lrus variants default cond <<<"$lists"
+help=$(make -s --no-print-directory help)
+grep -qF "MODE=$modes]" <<<"$help" && grep -qF "KERNEL=$kernels]" <<<"$help" && grep -qF "LRU=$lrus]" <<<"$help" \
+	&& pass lists.makefile_help || bad lists.makefile_help "MODE=$modes KERNEL=$kernels LRU=$lrus not all in make help"
+grep -qF "VARIANT=$variants]" <<<"$help" && [ "$(launch/kernel.sh --variants | tr ' ' '|')" = "$variants" ] && \
+	[[ "|$variants|" == *"|$default|"* ]] && [ "$cond" = True ] && pass lists.variants_kernel_sh || \
+	bad lists.variants_kernel_sh "$variants default=$default conditions=$cond"
+# the Makefile's default KERNEL/MODE/VARIANT are names the contract knows
+defaults=
+for v in MODE KERNEL VARIANT; do
+	val=$(sed -n "s/^$v *?= *//p" Makefile)
+	case $v in MODE) l=$modes;; KERNEL) l=$kernels;; VARIANT) l=$variants;; esac
+	[[ "|$l|" == *"|$val|"* ]] || defaults+="$v=$val not in $l; "
+done
+[ -z "$defaults" ] && pass lists.makefile_defaults || bad lists.makefile_defaults "$defaults"
+
+# ---- records: exactly today's JSON ----------------------------------------------
+r=$(pyl - <<'P'
+import json, glob
+import topology, scenario
+from dplab import records
+bad = []
+p = "tests/fixtures/run-smoke/result.json"
+text = open(p).read()
+x = json.loads(text)
+r = records.Result.from_dict(x)
+if r.to_dict() != x or json.dumps(r.to_dict(), indent=1) + "\n" != text:
+    bad.append("result")
+if not (isinstance(r.checks[0], records.Check) and r.checks[0].status == "pass" and r.pass_ is True
+        and r.checks[0].reason is records.ABSENT):
+    bad.append("result fields")
+# a check with every optional key, in collect's order
+c = {"name": "n", "value": None, "expectation": "a > 1", "precondition": "b > 2", "precondition_met": False,
+     "passed": False, "status": "unmeasurable", "reason": "why", "new_key": 1}
+if json.dumps(records.Check.from_dict(c).to_dict()) != json.dumps(c):
+    bad.append("check")
+for f in sorted(glob.glob("topologies/*")):
+    t = records.Topology.from_parsed(topology.load(f)).to_dict()
+    if records.Topology.from_dict(t).to_dict() != t or t["name"] != topology.load(f)["name"]:
+        bad.append(f)
+for f in sorted(glob.glob("workloads/scenarios/*.sh")):
+    s = scenario.load(f)
+    if records.Scenario.from_dict(s).to_dict() != s:
+        bad.append(f)
+try:
+    records.Check.from_dict({"name": "x"})
+    bad.append("missing keys accepted")
+except ValueError:
+    pass
+print(bad or "ok")
+P
+)
+[ "$r" = ok ] && pass records.round_trip || bad records.round_trip "$r"
+# topology.py json is the Topology record's JSON
+t=$($py launch/topology.py json topologies/2node-asym)
+r=$(pyl -c 'import json, sys, topology; from dplab import records
+print(json.loads(json.dumps(records.Topology.from_parsed(topology.load(sys.argv[1])).to_dict())) == json.loads(sys.argv[2]))' topologies/2node-asym "$t")
+[ "$r" = True ] && pass records.topology_json || bad records.topology_json "$r"
+
+exit $fail
