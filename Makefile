@@ -10,6 +10,13 @@ CMD      ?=
 # Exported: run.py's --accel and kunit.sh read it, and so do matrix cells.
 ACCEL    ?= auto
 export ACCEL
+# KSRC=PATH: build and run the user's kernel source (a tree or a tarball) instead of
+# Debian's linux-source-6.1, under build/ksrc/<name>-<hash>/ (launch/lib.sh kernel_root);
+# SERIES=FILE: the series file KERNEL=patched applies (default: the one for the tree's version).
+# Exported: kernel.sh, kunit.sh, check-series.sh, run.py and matrix cells read them.
+KSRC     ?=
+SERIES   ?=
+export KSRC SERIES
 
 PYTHON   := /usr/bin/python3
 BIN      := build/bin
@@ -44,6 +51,8 @@ help:
 	@echo "  matrix, matrix-smoke, bench also take CELLS=a,b (only those cells) and"
 	@echo "           ENGINE=slurm [PARTITION=] [ACCOUNT=] [TIME_LIMIT=min]: the cells as one Slurm job array, JOBS at once"
 	@echo "  launch/matrix.py --list --format json|gitlab [selection]   the cells as a CI matrix (docs/ci/)"
+	@echo "  KSRC=path [SERIES=file]   for kernel, run, kunit, check-series, matrix, matrix-smoke, bench: your own"
+	@echo "                            kernel tree or tarball instead of Debian's 6.1 (README: Your own kernel)"
 	@echo "  ACCEL=auto|kvm|tcg        for run, kunit, matrix, matrix-smoke, bench (default auto): auto boots"
 	@echo "                            a probe guest under KVM (cached per host boot in build/accel-probe-HOST.json)"
 	@echo "                            and falls back to TCG; kvm where it cannot run a guest exits 2"

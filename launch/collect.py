@@ -304,6 +304,10 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         # run.py's --slow-motion: a disk N times slower, phases N times longer
         "slow_motion": int(slow) if slow.isdigit() else None,
         "kernel_release": read(os.path.join(out, "kernel-release")).strip() or None,
+        # what the kernel was built from (kernel.sh's record, kept by run.py):
+        # source, version, series file, patches, patchset_hash, config fragments
+        **({"kernel_source": ks} if (ks := run_record(out, "kernel-source.json") or
+                                      previous.get("kernel_source")) else {}),
         "lab_commit": lab["lab_commit"] if isinstance(lab, dict) else previous.get("lab_commit"),
         # hostname, cpu_model, online_cpus, usable_cpus, memory_total_kb,
         # qemu_version, accelerator (kvm|tcg), accelerator_requested (auto|kvm|tcg),

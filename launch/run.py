@@ -129,11 +129,15 @@ def record_lab(out, repo=TOP):
 def keep_kernel_files(out, kernel, variant):
     """Copy into OUT what the verdict reads of the kernel that boots, which a
     later rebuild replaces in build/: its .config (OUT/kernel.config, read
-    by collect.kernel_has) and, for a KCSAN kernel, its System.map (collect
+    by collect.kernel_has), what it was built from (OUT/kernel-source.json,
+    result.json's kernel_source) and, for a KCSAN kernel, its System.map (collect
     names the data a KCSAN report raced on from it)."""
     obj = kernel_obj_dir(kernel, variant)
     if os.path.isfile(os.path.join(obj, ".config")):
         shutil.copy(os.path.join(obj, ".config"), os.path.join(out, "kernel.config"))
+    # what kernel.sh built: source, series and its patchset hash, fragments
+    if os.path.isfile(os.path.join(obj, "kernel-source.json")):
+        shutil.copy(os.path.join(obj, "kernel-source.json"), os.path.join(out, "kernel-source.json"))
     if collect.kernel_has(out, kernel, variant, "CONFIG_KCSAN"):
         shutil.copy(os.path.join(obj, "System.map"), os.path.join(out, "System.map"))
 

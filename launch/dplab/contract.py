@@ -84,10 +84,25 @@ def parse_cell_name(name, topologies):
 # The shell's copy is launch/lib.sh kernel_obj_dir (kernel.sh, kunit.sh);
 # tests/host/kernel-lib.t holds the two equal.
 
+def kernel_root():
+    """Where the kernels of the current source are built: build/ for
+    Debian's 6.1, build/ksrc/<name>-<hash> for KSRC=PATH (the user's tree
+    or tarball).  The KSRC rule is launch/lib.sh's kernel_root, asked here
+    rather than written twice."""
+    if not os.environ.get("KSRC"):
+        return os.path.join(TOP, "build")
+    r = subprocess.run(["bash", "-c", '. "$1/launch/lib.sh" && kernel_root "$1"', "kernel_root", TOP],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        raise ContractError((r.stderr.strip().splitlines() or ["cannot place KSRC's build"])[-1])
+    return r.stdout.strip()
+
+
 def kernel_obj_dir(kernel, variant):
-    """build/KERNEL/obj (VARIANT lab) or build/KERNEL/obj-VARIANT."""
+    """<root>/KERNEL/obj (VARIANT lab) or <root>/KERNEL/obj-VARIANT, <root>
+    being kernel_root()'s."""
     obj = "obj" + ("" if variant in (None, DEFAULT_VARIANT) else f"-{variant}")
-    return os.path.join(TOP, "build", kernel or "patched", obj)
+    return os.path.join(kernel_root(), kernel or "patched", obj)
 
 
 def kernel_image(kernel, variant):

@@ -126,6 +126,12 @@ r1=$(ksrc_root "$top" "$tmp/k612") r2=$(ksrc_root "$top" "$tmp/k612/") r3=$(ksrc
 t1=$(ksrc_root "$top" "$tmp/linux.tar.xz"); touch -d '2020-01-01' "$tmp/linux.tar.xz"; t2=$(ksrc_root "$top" "$tmp/linux.tar.xz")
 [[ $r1 == "$top/build/ksrc/k612-"???????????? ]] && [ "$r1" = "$r2" ] && [ "$r1" != "$r3" ] && \
 	[[ $t1 == "$top/build/ksrc/linux-"* ]] && [ "$t1" != "$t2" ] && pass ksrc_root.one_per_source || bad ksrc_root.one_per_source "$r1 $r2 $r3 $t1 $t2"
+# the Python rule (dplab.contract, what run.py and matrix.py use) follows KSRC the same way
+py_obj=$(KSRC=$tmp/k612 /usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/launch")
+from dplab.contract import kernel_obj_dir
+print(kernel_obj_dir("stock", "debug")); print(kernel_obj_dir("patched", "lab"))' "$top")
+[ "$py_obj" = "$r1/stock/obj-debug
+$r1/patched/obj" ] && pass kernel_obj_dir.python_follows_ksrc || bad kernel_obj_dir.python_follows_ksrc "$py_obj"
 [ "$(KSRC= kernel_root "$top")" = "$top/build" ] && [ "$(KSRC=$tmp/k612 kernel_root "$top")" = "$r1" ] && \
 	[ "$(KSRC=$tmp/k612 kernel_obj_dir "$top" stock debug)" = "$r1/stock/obj-debug" ] \
 	&& pass kernel_root.follows_ksrc || bad kernel_root.follows_ksrc "$(KSRC=$tmp/k612 kernel_obj_dir "$top" stock debug)"
