@@ -4,13 +4,8 @@
 # a copy of launch/ in a temporary lab tree with a dummy bzImage, a device
 # path that is missing, a directory or a plain file (DPLAB_KVM_DEV), and a
 # fake QEMU (DPLAB_QEMU) whose probe guest comes up, hangs or fails.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=${KEEP_TMP:-$(mktemp -d)}; [ -n "$KEEP_TMP" ] || trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 unset ACCEL DPLAB_KVM_DEV DPLAB_QEMU DPLAB_ACCEL_CACHE DPLAB_ACCEL_PROBE_TIMEOUT DPLAB_ACCEL_PROBE_ACCEL
 
 # The lab tree: launch/ copied (the code under test), topologies and

@@ -4,13 +4,8 @@
 # matrix.ktap, report.py's verdict, collect.py's pass), cell names both ways,
 # the lists against the Makefile's help and kernel.sh --variants, the
 # records against real JSON, and no second copy of a rule in the front ends.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=${KEEP_TMP:-$(mktemp -d)}; [ -n "$KEEP_TMP" ] || trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 . tests/result-lines.sh
 pyl() { PYTHONPATH="$top/launch" $py "$@"; }
 

@@ -4,13 +4,9 @@
 # errors, the pristine tree made once, and series_apply writing only the
 # files whose content changes (a header the series touches keeps its mtime
 # when another patch changes: kbuild rebuilds by mtime).
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
 . "$top/launch/lib.sh"
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+scratch
 
 # ---- series_files ----------------------------------------------------------------
 mkdir -p "$tmp/t/patches"

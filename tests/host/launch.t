@@ -1,12 +1,7 @@
 #!/bin/bash
 # Host tests of the launcher's pure parts: topology files, scenario files,
 # QEMU arguments, the guest-view check and result.json assembly, from fixtures.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 
 # Every shipped topology validates; every bad one fails with its expected line.
 for t in topologies/*; do
@@ -51,7 +46,7 @@ args=$($py launch/topology.py qemu-args 64node | tr '\n' ' ')
 	pass qemu_64node || bad qemu_64node "$(head -c 300 <<<"$args")"
 
 # The guest-view check catches each kind of mismatch.
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+scratch
 cat >"$tmp/good" <<'V'
 node 0 cpulist=0 memtotal_kb=500000 distance=10,20
 node 1 cpulist=1 memtotal_kb=1540000 distance=20,10

@@ -11,12 +11,7 @@
 #    not run and a rerun finishes only them, SIGTERM cancels the array, and
 #    everything started is stopped.  Without Slurm installed those checks are
 #    SKIP (unmeasurable), never passed.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 skip() { echo "SKIP: $1: unmeasurable: precondition $2 not met"; }
 tmp=${KEEP_TMP:-$(mktemp -d)}
 cluster=$tmp/cluster

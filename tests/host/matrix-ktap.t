@@ -4,14 +4,8 @@
 # nested, kselftest's Totals line) and matrix.junit.xml, from a fake-runner
 # matrix: two cells pass, two fail, one runner dies without a result.  When
 # a kernel tree is at hand, its tools/testing/kunit/kunit.py parses the KTAP.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 mkdir -p "$tmp/sc"
 cat >"$tmp/sc/alpha.sh" <<'S'
 TOPOLOGIES="uma 2node-asym"

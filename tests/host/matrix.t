@@ -3,13 +3,8 @@
 # cell enumeration from scenario files, bad selections, a fake runner
 # (DPLAB_RUNNER) for resume, hangs and parallel jobs, and hand-made
 # result.json trees for the report's tables.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=${KEEP_TMP:-$(mktemp -d)}; [ -n "$KEEP_TMP" ] || trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 m() { $py launch/matrix.py --scenario-dir "$tmp/sc" --results "$tmp/results" "$@"; }
 
 # ---- enumeration ---------------------------------------------------------

@@ -3,13 +3,8 @@
 # with BASELINE_OF= is the same workload under tuning a user can choose
 # without the series; each setting's stock kernel is set against the series
 # at the reference setting and at its own.  Hand-made result.json trees.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=${KEEP_TMP:-$(mktemp -d)}; [ -n "$KEEP_TMP" ] || trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 
 # imb (the reference, 60/10) and imb-tuned (BASELINE_OF=imb), stock / global
 # / node, 4 repeats each, and imb on MGLRU (stock and global).  Immediate

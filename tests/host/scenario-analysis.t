@@ -5,13 +5,8 @@
 #   trickle: BATCH_AWK (node 0's reclaim batches and fast-downs from an
 #            ftrace instance's text)
 #   vmstat-cpuset: COMPARE_AWK (thresholds per reader and round)
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 
 # A scenario's top level as the guest sources it: check lines commented out
 # (their < and > would be redirections).

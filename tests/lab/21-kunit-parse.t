@@ -4,12 +4,8 @@
 # a failing case is one FAIL line with kunit.py's status, a suite that never
 # reports fails kunit_suites_present, and a clean console passes every case.
 # Runs after 00-kernel.t (it needs the patched tree's kunit.py).
-top=$(cd "$(dirname "$0")/../.." && pwd)
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 [ -f "$top/build/patched/linux/tools/testing/kunit/kunit.py" ] || { bad setup "no patched tree (run 00-kernel.t)"; exit 1; }
 # a lab copy: its own bzImage stand-in, the real patched tree
 lab=$tmp/lab

@@ -10,13 +10,8 @@
 #  - ACCEL=kvm: where /dev/kvm runs a guest, a smoke run under KVM must pass;
 #    elsewhere it is refused in one line, exit 2, and the KVM run is SKIP
 #    (unmeasurable), never PASS.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch
 unset ACCEL DPLAB_KVM_DEV DPLAB_QEMU DPLAB_ACCEL_PROBE_TIMEOUT DPLAB_ACCEL_PROBE_ACCEL
 export DPLAB_ACCEL_CACHE=$tmp/cache.json
 bz=build/patched/obj/arch/x86/boot/bzImage

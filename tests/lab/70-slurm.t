@@ -11,12 +11,7 @@
 #    as CI jobs would (their `make` line), the report over their OUTs; the
 #    verdicts are the local run's.
 # It stops everything it started.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-py=/usr/bin/python3
-fail=0
-pass() { echo "PASS: $1"; }
-bad() { echo "FAIL: $1: $2"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 ref=results/test-matrix-smoke
 cluster=$(mktemp -d "${TMPDIR:-/tmp}/dplab-slurm.XXXXXX")
 trap 'launch/slurm-local.sh stop "$cluster" >/dev/null 2>&1; rm -rf "$cluster"' EXIT

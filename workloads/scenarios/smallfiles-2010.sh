@@ -17,28 +17,11 @@ TOPOLOGIES="2node-xfs"
 SYSCTL="vm.dirty_bytes=268435456 vm.dirty_background_bytes=134217728"
 TIMEOUT=420
 
-workload() {
-	# fs_mark writes fs_log.txt into its working directory: not the
-	# read-only root
-	cd "$TEST_DIR" || return 1
-	( while :; do dp dirty_pressure 0; sleep 1; done ) &
-	forcer=$!
-	fs_mark -S 0 -s 1 -n 10000 -L 1 -k -d "$TEST_DIR/a" -d "$TEST_DIR/b" -d "$TEST_DIR/c" -d "$TEST_DIR/d" \
-		>"$OUT/fs_mark.log" 2>&1
-	rc=$?
-	kill $forcer
-	wait $forcer 2>/dev/null
-	metric exit_fs_mark $rc
-	# Last line of the table: FSUse% Count Size Files/sec App-Overhead
-	metric fs_mark_files_per_s "$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { f = $4 } END { print f + 0 }' "$OUT/fs_mark.log")"
-	return 0
-}
+FSMARK_FILES=10000
+FSMARK_LOOPS=1
+. "$LAB/workloads/scenarios/lib/smallfiles.sh"
 
-#CHECK# fs_mark_ok       guest.exit_fs_mark == 0
-#CHECK# made_files       guest.fs_mark_files_per_s > 0
-# the premise: the scaled ceiling really sat under the stock one, so the
-# series acted (global domain, as traced by series v2)
-#CHECK# throttle_reached trace.balance_dirty_pages.calls > 0 if mode=global,node
-#CHECK# never_held_1s    trace.balance_dirty_pages.max_held_ms < 1000 if mode=global,node
-# and the stock ceiling was not: in mode off nothing entered the throttle
+# The premise: the stock ceiling was not reached (in mode off nothing
+# entered the throttle), so what throttles in global and node is the
+# series' scaling.
 #CHECK# stock_ceiling_not_reached trace.balance_dirty_pages.calls == 0 if mode=off

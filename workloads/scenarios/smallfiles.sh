@@ -18,24 +18,6 @@ TOPOLOGIES="2node-xfs"
 SYSCTL="vm.dirty_bytes=4194304 vm.dirty_background_bytes=2097152"
 TIMEOUT=300
 
-workload() {
-	# fs_mark writes fs_log.txt into its working directory: not the
-	# read-only root
-	cd "$TEST_DIR" || return 1
-	( while :; do dp dirty_pressure 0; sleep 1; done ) &
-	forcer=$!
-	fs_mark -S 0 -s 1 -n 4000 -L 2 -k -d "$TEST_DIR/a" -d "$TEST_DIR/b" -d "$TEST_DIR/c" -d "$TEST_DIR/d" \
-		>"$OUT/fs_mark.log" 2>&1
-	rc=$?
-	kill $forcer
-	wait $forcer 2>/dev/null
-	metric exit_fs_mark $rc
-	# Last line of the table: FSUse% Count Size Files/sec App-Overhead
-	metric fs_mark_files_per_s "$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { f = $4 } END { print f + 0 }' "$OUT/fs_mark.log")"
-	return 0
-}
-
-#CHECK# fs_mark_ok       guest.exit_fs_mark == 0
-#CHECK# made_files       guest.fs_mark_files_per_s > 0
-#CHECK# throttle_reached trace.balance_dirty_pages.calls > 0 if mode=global,node
-#CHECK# never_held_1s    trace.balance_dirty_pages.max_held_ms < 1000 if mode=global,node
+FSMARK_FILES=4000
+FSMARK_LOOPS=2
+. "$LAB/workloads/scenarios/lib/smallfiles.sh"
