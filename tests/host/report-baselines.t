@@ -69,6 +69,10 @@ r=$(vrow 'throughput (MiB/s)' 'global at imb vs stock at imb-tuned')
 # MGLRU is a setting of its own; node has no cells at imb-tuned: no such row
 vrow 'kswapd CPU (s)' 'global at imb vs stock at imb (mglru)' | grep -q . && pass baselines_mglru_setting \
 	|| bad baselines_mglru_setting "$(grep -c mglru "$md")"
+# 6.1's MGLRU counts no immediate reclaim: the classic reference is not set against it there
+! vrow 'immediate reclaim (pages)' 'global at imb vs stock at imb (mglru)' | grep -q . && \
+	vrow 'immediate reclaim (pages)' 'global at imb (mglru) vs stock at imb (mglru)' | grep -q . \
+	&& pass baselines_no_immediate_reclaim_across_lrus || bad baselines_no_immediate_reclaim_across_lrus "$(vrow 'immediate reclaim (pages)' 'global at imb vs stock at imb (mglru)')"
 ! grep -qF 'node at imb-tuned vs stock' "$md" && pass baselines_no_empty_side || bad baselines_no_empty_side "$(grep -F 'node at imb-tuned' "$md" | head -1)"
 # the one-sentence answers
 s=$(grep -F -- '- global at imb vs stock at imb-tuned:' "$md")
