@@ -219,7 +219,10 @@ def check_cells_passed(row, report, where, target_shown, problems):
     scenario on its topology (the workload's first two words) all PASS."""
     scenario, _, rest = row["workload"].partition(", ")
     topology = re.split(r"[,:\s]", rest, maxsplit=1)[0]
-    verdicts = [c[6] for c in map(cells, report)
+    # the cells table's verdict column moved when host and accelerator
+    # columns came in: take the first cell that is a verdict
+    kinds = ("PASS", "FAIL", "XFAIL", "HUNG", "ERROR", "ABORTED", "NOT RUN")
+    verdicts = [next((x for x in c[5:] if x in kinds), "?") for c in map(cells, report)
                 if c and len(c) > 6 and c[1] == topology and c[2] == scenario]
     if not verdicts or any(v != "PASS" for v in verdicts):
         problems.append(f"{where}: {scenario} on {topology}: {verdicts.count('PASS')} of "

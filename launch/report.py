@@ -616,8 +616,9 @@ def bench_blocks(cells):
                     f"{lbl} on {', '.join(hosts(cols[lbl])) or 'n/a'} ({'/'.join(accelerators(cols[lbl])) or 'n/a'})"
                     for _, _, lbl in COLUMNS if lbl in cols))
             label = {k: lbl for k, lbl, _, _ in METRICS}
-            for key, test in (("file_pageout", None), ("reclaim_wb", None), ("throughput", 0.03),
-                              ("bystander_MiBps", None), ("files_per_s", -0.05), ("pause_p99", None)):
+            for key, test in (("file_pageout", None), ("reclaim_wb", None), ("oom_kill", None),
+                              ("throughput", 0.03), ("bystander_MiBps", None), ("files_per_s", -0.05),
+                              ("pause_p99", None)):
                 what = label[key]
                 off = med("off", key)
                 for lbl in ("global", "node"):
