@@ -34,7 +34,7 @@ import stats  # noqa: E402
 from dplab.checks import failing_names, skipped, verdict_of  # noqa: E402,F401
 # COLUMNS: the sides of an A/B table, the three modes of the series, then the stock kernel
 from dplab.contract import COLUMNS, MODES, TOP, lab_commit  # noqa: E402,F401
-from dplab.files import job_env, read_json  # noqa: E402
+from dplab.files import job_env, read, read_json  # noqa: E402
 
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
 
@@ -235,7 +235,7 @@ def load_cell(d):
         c["baseline_of"] = res.get("baseline_of") or baseline_of_record(d)
         notes = [fmt_check(x) for x in res.get("checks", []) if x.get("status") != "pass"]
         c["wall_s"] = _num(c["metrics"].get("wall_s"))
-        lg = _read(os.path.join(d, "lru-gen"))
+        lg = read(os.path.join(d, "lru-gen"), None)
         if c["lru"] == "mglru" and lg is not None and lg.strip() in ("", "0x0000"):
             notes.append(f"NOTE lru_gen was not on in the guest ({lg.strip() or 'empty'})")
     else:
@@ -253,17 +253,9 @@ def load_cell(d):
 def baseline_of_record(d):
     """BASELINE_OF= of the scenario as the run had it (OUT/scenario.sh), for
     records collected before result.json carried baseline_of."""
-    m = re.search(r'^BASELINE_OF="?([a-z0-9][a-z0-9_.-]*)"?\s*$', _read(os.path.join(d, "scenario.sh")) or "",
+    m = re.search(r'^BASELINE_OF="?([a-z0-9][a-z0-9_.-]*)"?\s*$', read(os.path.join(d, "scenario.sh")),
                   re.M)
     return m.group(1) if m else None
-
-
-def _read(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return None
 
 
 def load_cells(root):

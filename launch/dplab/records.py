@@ -163,6 +163,7 @@ class Result(_Record):
     variant: Any = _opt()
     slow_motion: Any = _opt()
     kernel_release: Any = _opt()
+    kernel_source: Any = _opt()     # kernel.sh's kernel-source.json, as run.py kept it
     lab_commit: Any = _opt()
     host: Any = _opt()
     metrics: Any = _opt()
