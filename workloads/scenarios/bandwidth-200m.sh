@@ -28,7 +28,7 @@ SYSCTL="vm.dirty_background_bytes=16777216 vm.dirty_bytes=67108864"
 TIMEOUT=360
 
 workload() {
-	bps=$(sed -n "s/^DISK_THROTTLE_BPS='*\([0-9]*\)'*$/\1/p" "$OUT/job.env")
+	bps=$(disk_throttle_bps)
 	size=$((1280 << 20))
 	if [ "${bps:-0}" -gt 0 ] && [ $(((bps * 45 + (64 << 20)) / 2)) -lt $size ]; then
 		size=$(((bps * 45 + (64 << 20)) / 2 >> 20 << 20))

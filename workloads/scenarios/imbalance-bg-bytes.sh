@@ -13,7 +13,7 @@ TIMEOUT=420
 # The throttle the disk really has (run.py --disk-write-bps may change it),
 # from job.env; setting the bytes knob zeroes dirty_background_ratio.
 imbalance_tuning() {
-	bps=$(sed -n "s/^DISK_THROTTLE_BPS='*\([0-9]*\)'*$/\1/p" "$OUT/job.env")
+	bps=$(disk_throttle_bps)
 	[ -n "$bps" ] && [ "$bps" -gt 0 ] || { echo "imbalance-bg-bytes: no DISK_THROTTLE_BPS in job.env" >&2; return 1; }
 	sysctl -q -w vm.dirty_background_bytes="$bps"
 	metric dirty_background_bytes "$(sysctl -n vm.dirty_background_bytes)"
