@@ -200,6 +200,9 @@ objs() {
 	for c in "${srcs[@]}"; do
 		[ -f "$src/$c" ] || continue
 		o=${c%.c}.o
+		# a .c that another .c of its directory #includes (the KUnit
+		# suites of static functions) is compiled through that one
+		grep -qs "^#include \"${c##*/}\"" "$src/${c%/*}"/*.c && continue
 		# the suite's object is only built with its option
 		if [ "$c" = mm/dirty_pressure_test.c ] &&
 		   ! grep -q '^CONFIG_DIRTY_PRESSURE_KUNIT_TEST=y' "$obj/.config"; then
