@@ -3,7 +3,9 @@
 # arithmetic, page-writeback's scaling, the debugfs parsers), print their
 # KTAP and a summary.  No root filesystem: the executor runs before init and
 # kunit_shutdown=poweroff ends the guest.  With --tap, print one PASS:/FAIL:
-# line per test case instead (the tests/run protocol).  QEMU's accelerator is
+# line per test case instead (the tests/run protocol).  A warning, oops or
+# other kernel complaint on the console fails the boot (kunit_kernel_clean)
+# even when every case passed.  QEMU's accelerator is
 # ACCEL's (auto, kvm, tcg; default auto: launch/accel.py), said in one line on
 # stderr; a bad value, or kvm where it does not run a guest, exits 2.
 #   launch/kunit.sh [VARIANT] [--tap]
@@ -53,6 +55,19 @@ for s in $suites; do
 	awk -v s="$s" '$1 == s { f = 1 } END { exit !f }' <<<"$cases" || missing="$missing $s"
 done
 suite=$([ -z "$missing" ] && echo all)
+# The kernel's own complaints while the suites ran (a WARN from a race, a
+# lockdep or KASAN report) fail the boot as they fail a scenario's run,
+# by the same rules (launch/dplab/console.py), whatever the cases said.
+con=$(mktemp -d)
+ln -s "$log" "$con/console.log"
+[ -f "$obj/System.map" ] && ln -s "$obj/System.map" "$con/System.map"
+problems=$(PYTHONPATH=$top/launch /usr/bin/python3 -c '
+import sys
+from dplab.console import console_report
+p = console_report(sys.argv[1])["problems"]
+print(len(p), " | ".join(ln.strip() for ln in p[:2]))' "$con")
+rm -rf "$con"
+nproblems=${problems%% *}
 if [ $tap -eq 1 ]; then
 	[ $rc -eq 0 ] || echo "FAIL: kunit_boot: qemu exited $rc (log ${log#$top/})"
 	[ -n "$suite" ] && echo "PASS: kunit_suites_present ($suites)" ||
@@ -61,10 +76,13 @@ if [ $tap -eq 1 ]; then
 		$3 == "SKIPPED" { print "SKIP: kunit." $2 ": unmeasurable: the suite skipped it" }
 		$3 != "PASS" && $3 != "SKIPPED" && NF { print "FAIL: kunit." $2 ": " $3 ", see " kl }' <<<"$cases"
 	[ "$cases_ok" -ge 20 ] && echo "PASS: kunit_at_least_20_cases" || echo "FAIL: kunit_at_least_20_cases: $cases_ok passed"
+	[ "$nproblems" = 0 ] && echo "PASS: kunit_kernel_clean" ||
+		echo "FAIL: kunit_kernel_clean: $nproblems problem lines on the console: ${problems#* } (log ${log#$top/})"
 else
 	cat "$obj/kunit.parse"
 	[ -z "$missing" ] || echo "kunit: suites missing from the KTAP:$missing"
+	[ "$nproblems" = 0 ] || echo "kunit: $nproblems problem lines on the console: ${problems#* }"
 	printf 'kunit: suites dirty_pressure*: %d passed, %d failed (%.1f s wall, log %s)\n' \
 		"$cases_ok" "$cases_bad" "$wall" "${log#$top/}"
 fi
-[ $rc -eq 0 ] && [ -n "$suite" ] && [ "$cases_bad" -eq 0 ] && [ "$cases_ok" -gt 0 ]
+[ $rc -eq 0 ] && [ -n "$suite" ] && [ "$cases_bad" -eq 0 ] && [ "$cases_ok" -gt 0 ] && [ "$nproblems" = 0 ]
