@@ -33,7 +33,7 @@ import stats  # noqa: E402
 # scripts and tests that call them so
 from dplab.checks import failing_names, skipped, verdict_of  # noqa: E402,F401
 # COLUMNS: the sides of an A/B table, the three modes of the series, then the stock kernel
-from dplab.contract import COLUMNS, MODES, TOP, lab_commit  # noqa: E402,F401
+from dplab.contract import COLUMNS, MODES, TOP, lab_commit, parse_cell_name  # noqa: E402,F401
 from dplab.files import job_env, read, read_json  # noqa: E402
 
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
@@ -201,6 +201,14 @@ def fmt_check(c):
     return f"{st.upper()} {c['name']}: {c.get('expectation', '')}, got {fmt(c.get('value'))}"
 
 
+def topology_names():
+    """The topology files' names, which settle where a cell name's topology ends."""
+    try:
+        return sorted(os.listdir(os.path.join(TOP, "topologies")))
+    except OSError:
+        return []
+
+
 def load_cell(d):
     res, cj = read_json(os.path.join(d, "result.json")), read_json(os.path.join(d, "cell.json")) or {}
     if res is None and not cj:
@@ -211,13 +219,12 @@ def load_cell(d):
     for k in ("topology", "scenario", "mode", "kernel"):
         c[k] = src.get(k) or cj.get(k) or "?"
     c["variant"] = src.get("variant") or cj.get("variant") or "lab"
-    c["lru"] = cj.get("lru") or job_env(d).get("LRU") or ("mglru" if re.search(r"-mglru(-r\d+)?$", name)
-                                                         else "classic")
+    # a cell without cell.json (a run kept from before it): its name's fields,
+    # by the contract's one reading of cell names
+    named = parse_cell_name(name, topology_names()) or {}
+    c["lru"] = cj.get("lru") or job_env(d).get("LRU") or named.get("lru") or "classic"
     rep = cj.get("repeat")
-    if rep is None:
-        mr = re.search(r"-r(\d+)$", name)
-        rep = int(mr.group(1)) if mr else None
-    c["repeat"] = rep
+    c["repeat"] = rep if rep is not None else named.get("repeat")
     c["kernel_image"] = cj.get("kernel_image")
     # the machine and accelerator the run had (run.py's host.json, carried
     # into result.json); a cell that never finished may still have host.json

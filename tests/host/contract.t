@@ -107,6 +107,16 @@ r=$(pyl -c 'from dplab.contract import parse_cell_name as p
 print(p("uma-smoke-node-patched-kcsan-mglru-r3", ["uma"]), p("uma-smoke-nope-patched", ["uma"]), p("x-smoke-off-stock", ["uma"]))')
 [ "$r" = "{'topology': 'uma', 'scenario': 'smoke', 'mode': 'node', 'kernel': 'patched', 'variant': 'kcsan', 'lru': 'mglru', 'repeat': 3} None None" ] \
 	&& pass cell_name.parse_and_refuse || bad cell_name.parse_and_refuse "$r"
+# the report reads an old cell's fields (no cell.json) from its name the same
+# way: a scenario whose name ends in -rN is not a repeat, -mglru is the LRU
+for c in uma-smoke-off-patched-mglru-r2 2node-sym-bandwidth-200m-off-stock uma-x-r3-node-patched; do
+	mkdir -p "$tmp/old/$c" && echo '{"topology": "uma", "metrics": {}}' >"$tmp/old/$c/result.json"
+done
+r=$(pyl -c 'import sys, report
+print(*[(c["lru"], c["repeat"]) for c in map(report.load_cell, sys.argv[1:])])' \
+	"$tmp/old/uma-smoke-off-patched-mglru-r2" "$tmp/old/2node-sym-bandwidth-200m-off-stock" "$tmp/old/uma-x-r3-node-patched" 2>&1)
+[ "$r" = "('mglru', 2) ('classic', None) ('classic', None)" ] && pass cell_name.report_reads_old_cells \
+	|| bad cell_name.report_reads_old_cells "$r"
 
 # ---- the lists and their other spellings ------------------------------------
 lists=$(pyl -c 'from dplab import contract as c; import scenario as s
