@@ -31,7 +31,7 @@ OUT=/mnt/out
 # be hidden by the tmpfs mounts above.
 mkdir -p "$LAB" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro dplablab "$LAB" ||
 	echo "dplab: cannot mount the lab tree at $LAB" >/dev/console
-export OUT LAB MODE SCENARIO SCENARIO_FILE KERNEL_FLAVOUR SLOW_MOTION TEST_DIR=/mnt/test BIN="$LAB/build/bin"
+export OUT LAB MODE SCENARIO SCENARIO_FILE KERNEL_FLAVOUR SLOW_MOTION DISK_THROTTLE_BPS TEST_DIR=/mnt/test BIN="$LAB/build/bin"
 status() { echo "$*" >>$OUT/guest-status; echo "dplab: $*" >/dev/console; }
 stage() { echo "dplab: [$(cut -d' ' -f1 /proc/uptime)s] $*" >/dev/console; }
 

@@ -98,11 +98,6 @@ node_pressure() { awk -v n="$1" '$1 == n { print $2 }' "$DP/dirty_pressure_nodes
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
-# the test disk's write throttle in bytes/s as run.py applied it (job.env's
-# DISK_THROTTLE_BPS; run.py --disk-write-bps may override the scenario's);
-# empty when the disk has none
-disk_throttle_bps() { sed -n "s/^DISK_THROTTLE_BPS='*\([0-9]*\)'*$/\1/p" "$OUT/job.env"; }
-
 sample_start() {
 	_every=${1:-1}
 	(

@@ -58,15 +58,11 @@ suite=$([ -z "$missing" ] && echo all)
 # The kernel's own complaints while the suites ran (a WARN from a race, a
 # lockdep or KASAN report) fail the boot as they fail a scenario's run,
 # by the same rules (launch/dplab/console.py), whatever the cases said.
-con=$(mktemp -d)
-ln -s "$log" "$con/console.log"
-[ -f "$obj/System.map" ] && ln -s "$obj/System.map" "$con/System.map"
 problems=$(PYTHONPATH=$top/launch /usr/bin/python3 -c '
 import sys
 from dplab.console import console_report
-p = console_report(sys.argv[1])["problems"]
-print(len(p), " | ".join(ln.strip() for ln in p[:2]))' "$con")
-rm -rf "$con"
+p = console_report(sys.argv[1], console=sys.argv[2])["problems"]
+print(len(p), " | ".join(ln.strip() for ln in p[:2]))' "$obj" "$log")
 nproblems=${problems%% *}
 if [ $tap -eq 1 ]; then
 	[ $rc -eq 0 ] || echo "FAIL: kunit_boot: qemu exited $rc (log ${log#$top/})"

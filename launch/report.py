@@ -16,6 +16,7 @@ bench comparison whose sides ran on different hosts says so.
 """
 import base64
 import datetime
+import functools
 import glob
 import html
 import json
@@ -201,12 +202,14 @@ def fmt_check(c):
     return f"{st.upper()} {c['name']}: {c.get('expectation', '')}, got {fmt(c.get('value'))}"
 
 
+@functools.lru_cache(maxsize=None)
 def topology_names():
-    """The topology files' names, which settle where a cell name's topology ends."""
+    """The topology files' names, which settle where a cell name's topology
+    ends; read once per report."""
     try:
-        return sorted(os.listdir(os.path.join(TOP, "topologies")))
+        return tuple(sorted(os.listdir(os.path.join(TOP, "topologies"))))
     except OSError:
-        return []
+        return ()
 
 
 def load_cell(d):
@@ -221,10 +224,12 @@ def load_cell(d):
     c["variant"] = src.get("variant") or cj.get("variant") or "lab"
     # a cell without cell.json (a run kept from before it): its name's fields,
     # by the contract's one reading of cell names
-    named = parse_cell_name(name, topology_names()) or {}
-    c["lru"] = cj.get("lru") or job_env(d).get("LRU") or named.get("lru") or "classic"
-    rep = cj.get("repeat")
-    c["repeat"] = rep if rep is not None else named.get("repeat")
+    lru, rep = cj.get("lru") or job_env(d).get("LRU"), cj.get("repeat")
+    if lru is None or rep is None:
+        named = parse_cell_name(name, topology_names()) or {}
+        lru = lru or named.get("lru")
+        rep = rep if rep is not None else named.get("repeat")
+    c["lru"], c["repeat"] = lru or "classic", rep
     c["kernel_image"] = cj.get("kernel_image")
     # the machine and accelerator the run had (run.py's host.json, carried
     # into result.json); a cell that never finished may still have host.json

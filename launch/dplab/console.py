@@ -101,12 +101,13 @@ def kcsan_is_ours(acc):
     return not acc or any(_KCSAN_OURS.match(fn) or _KCSAN_OURS.match(data.split("+")[0]) for fn, data in acc)
 
 
-def console_report(out):
+def console_report(out, console=None):
     """Problem lines of the console, less what an OOM report or a requested
     crash prints by design: {problems: [...], oom_reports, requested_crash,
     expected_lines, kcsan_elsewhere}.  OUT/System.map, when run.py kept
-    one, names the data a KCSAN report raced on."""
-    lines = read(os.path.join(out, "console.log")).splitlines()
+    one, names the data a KCSAN report raced on.  console: another log than
+    OUT/console.log (kunit.sh's, beside the kernel's System.map)."""
+    lines = read(console or os.path.join(out, "console.log")).splitlines()
     syms = None
     requested = os.path.exists(os.path.join(out, "crash-requested"))
     crash_from = None

@@ -28,7 +28,7 @@ SYSCTL="vm.dirty_background_bytes=16777216 vm.dirty_bytes=67108864"
 TIMEOUT=360
 
 workload() {
-	bps=$(disk_throttle_bps)
+	bps=${DISK_THROTTLE_BPS:-}
 	size=$((1280 << 20))
 	if [ "${bps:-0}" -gt 0 ] && [ $(((bps * 45 + (64 << 20)) / 2)) -lt $size ]; then
 		size=$(((bps * 45 + (64 << 20)) / 2 >> 20 << 20))

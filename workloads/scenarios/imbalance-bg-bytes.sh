@@ -10,11 +10,11 @@ TOPOLOGIES="2node-asym"
 SYSCTL="vm.dirty_ratio=60"
 TIMEOUT=420
 
-# The throttle the disk really has (run.py --disk-write-bps may change it),
-# from job.env; setting the bytes knob zeroes dirty_background_ratio.
+# The throttle the disk really has (run.py --disk-write-bps may change it);
+# setting the bytes knob zeroes dirty_background_ratio.
 imbalance_tuning() {
-	bps=$(disk_throttle_bps)
-	[ -n "$bps" ] && [ "$bps" -gt 0 ] || { echo "imbalance-bg-bytes: no DISK_THROTTLE_BPS in job.env" >&2; return 1; }
+	bps=${DISK_THROTTLE_BPS:-}
+	[ -n "$bps" ] && [ "$bps" -gt 0 ] || { echo "imbalance-bg-bytes: no disk throttle (DISK_THROTTLE_BPS)" >&2; return 1; }
 	sysctl -q -w vm.dirty_background_bytes="$bps"
 	metric dirty_background_bytes "$(sysctl -n vm.dirty_background_bytes)"
 	metric dirty_background_ratio "$(sysctl -n vm.dirty_background_ratio)"
