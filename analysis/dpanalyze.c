@@ -30,6 +30,7 @@
 static const struct analysis_ops *const analyses[] = {
 	&pressure_analysis, &pauses_analysis, &bandwidth_analysis,
 	&reclaim_analysis,  &dirty_analysis,  &throttle_analysis,
+	&sched_analysis,
 };
 #define NANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 
@@ -330,6 +331,9 @@ static void usage(FILE *f)
 		"  --nodes N             report nodes 0..N-1 even if no event names them\n"
 		"  --task COMM           balance_dirty_pages.task.COMM.{calls,pauses,pause_max_ms}:\n"
 		"                        that task name's own entries, 0 when it never entered;\n"
+		"                        with sched:sched_switch in the trace, sched.task.COMM:\n"
+		"                        its time on a CPU, runnable, blocked, sleeping, and who\n"
+		"                        ran while it waited (sched.c);\n"
 		"                        up to %d times, COMM 1..15 of [A-Za-z0-9_.-]\n"
 		"\n"
 		"Checks of the metrics are launch/collect.py's (a scenario's check lines).\n"

@@ -1,9 +1,10 @@
 /*
  * dpanalyze: what the main loop and the analyses share.
  *
- * Each analysis (pressure.c, pauses.c, throttle.c, bandwidth.c, reclaim.c, dirty.c) keeps
- * its own state, registers a handler for each event it reads (analysis_on_event) and writes
- * its part of the metrics object at the end (struct analysis_ops.emit).  dpanalyze.c opens
+ * Each analysis (pressure.c, pauses.c, throttle.c, bandwidth.c, reclaim.c, dirty.c,
+ * sched.c) keeps its own state, registers a handler for each event it reads
+ * (analysis_on_event) and writes its part of the metrics object at the end
+ * (struct analysis_ops.emit).  dpanalyze.c opens
  * the trace, dispatches every record to the handlers of its event type, writes the TSV
  * time series (tsv.c) and the metrics document.
  */
@@ -96,6 +97,7 @@ extern const struct analysis_ops bandwidth_analysis;	/* bandwidth.c */
 extern const struct analysis_ops reclaim_analysis;	/* reclaim.c */
 extern const struct analysis_ops dirty_analysis;	/* dirty.c */
 extern const struct analysis_ops throttle_analysis;	/* throttle.c */
+extern const struct analysis_ops sched_analysis;	/* sched.c */
 
 /* ---- metrics JSON (json-c) */
 

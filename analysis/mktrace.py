@@ -6,7 +6,8 @@ exist yet, and tests need traces whose true metrics are known. The file is writt
 the documented v6 format (trace-cmd.dat.v6(5)) with ring-buffer pages as the 6.1 kernel
 lays them out, so trace-cmd report, libtracecmd and KernelShark read it like a real one.
 
-Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--v2] [--block] [--scale N] [--truth FILE]
+Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--v2] [--block] [--sched] [--scale N]
+                  [--truth FILE]
   --stock    no dirty_pressure event and no global_dirty_state.pressure (stock 6.1)
   --v2       the fields the series v2 appends for what the throttle compared against:
              global_dirty_state.freerun, balance_dirty_pages.{freerun, pos_ratio,
@@ -15,6 +16,10 @@ Usage: mktrace.py OUT.dat [--seconds S] [--stock] [--v2] [--block] [--scale N] [
   --block    block:block_bio_queue events as 6.1 lays them out: the flusher's bios and
              kswapd's (one page for every second file pageout, one metadata bio per
              reclaim episode, one 8-page bio from kswapd1)
+  --sched    sched:sched_switch as 6.1 lays it out, from a small two-CPU scheduler: a hog
+             bound to CPU 0, two "dirtier" processes one after the other (the second
+             migrates), kworker and kswapd threads; the truth holds each dirtier's and the
+             hog's time on a CPU, runnable, blocked, sleeping, and who ran while it waited
   --scale N  multiply the event rate by N (for the benchmark's large trace)
   --truth F  write the generated ground truth (counts, fast_down matches) as JSON
 """
@@ -57,7 +62,7 @@ RECLAIM_FLAGS = ('(REC->reclaim_flags) ? __print_flags(REC->reclaim_flags, "|", 
                  '{0x0008u, "RECLAIM_WB_ASYNC"}) : "RECLAIM_WB_NONE"')
 
 
-def events(stock, v2=False, block=False):
+def events(stock, v2=False, block=False, sched=False):
     ev = []
     gds = [f(UL, "nr_dirty"), f(UL, "nr_writeback"), f(UL, "background_thresh"),
            f(UL, "dirty_thresh"), f(UL, "dirty_limit"), f(UL, "nr_dirtied"),
@@ -116,6 +121,19 @@ def events(stock, v2=False, block=False):
                    '"%d,%d %s %llu + %u [%s]", ((unsigned int) ((REC->dev) >> 20)), '
                    '((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, '
                    '(unsigned long long)REC->sector, REC->nr_sector, REC->comm'))
+    if sched:
+        # include/trace/events/sched.h, sched_switch (6.1)
+        ev.append(("sched", "sched_switch",
+                   [("char", "prev_comm[16]", 16, 1), ("pid_t", "prev_pid", 4, 1),
+                    f(I, "prev_prio"), f(L, "prev_state"), ("char", "next_comm[16]", 16, 1),
+                    ("pid_t", "next_pid", 4, 1), f(I, "next_prio")],
+                   '"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s '
+                   'next_pid=%d next_prio=%d", REC->prev_comm, REC->prev_pid, REC->prev_prio, '
+                   '(REC->prev_state & 0xff) ? __print_flags(REC->prev_state & 0xff, "|", '
+                   '{ 0x01, "S" }, { 0x02, "D" }, { 0x04, "T" }, { 0x08, "t" }, { 0x10, "X" }, '
+                   '{ 0x20, "Z" }, { 0x40, "P" }, { 0x80, "I" }) : "R", '
+                   'REC->prev_state & 0x100 ? "+" : "", REC->next_comm, REC->next_pid, '
+                   'REC->next_prio'))
     wbw = [("char", "name[32]", 32, 1), f(L, "nr_pages"), ("dev_t", "sb_dev", 4, 0),
            f(I, "sync_mode"), f(I, "for_kupdate"), f(I, "range_cyclic"),
            f(I, "for_background"), f(I, "reason"), ("ino_t", "cgroup_ino", 8, 0)]
@@ -263,7 +281,7 @@ def write_dat(path, evs, streams, comms):
 def simulate(args):
     """A two-node story: a writer on node 0, reclaim lowers node 0's pressure, idle recovery."""
     rnd = random.Random(args.seed)
-    evs = events(args.stock, args.v2, args.block)
+    evs = events(args.stock, args.v2, args.block, args.sched)
     byname = {}
     for i, (sy, nm, fl, pf) in enumerate(evs):
         byname[nm] = Event(300 + i, sy, nm, fl, pf)
@@ -415,7 +433,10 @@ def simulate(args):
             emit(t + 0.01, 1, 31, "mm_vmscan_kswapd_sleep", nid=1)
             if not args.stock:
                 emit(t, 1, 0, "dirty_pressure", nid=1, old=1024, new=1024, priority=0, reason=3)
+    story = sched_story(rnd, T, emit) if args.sched else None
     recs.sort(key=lambda r: r[0])
+    if story:
+        truth["sched"] = sched_truth(recs, story)
     streams = [CpuStream(), CpuStream()]
     counts = {}
     for ts, cpu, pid, ev, vals in recs:
@@ -432,6 +453,120 @@ def simulate(args):
     return list(byname.values()), streams, comms, truth
 
 
+# sched_switch prev_state as 6.1 reports it
+SCHED_R, SCHED_PREEMPTED, SCHED_S, SCHED_D, SCHED_Z, SCHED_I = 0, 0x100, 0x01, 0x02, 0x20, 0x80
+SCHED_CLASS = {SCHED_R: "runnable", SCHED_PREEMPTED: "runnable", SCHED_S: "sleeping",
+               SCHED_I: "sleeping", SCHED_D: "blocked"}
+
+
+def sched_story(rnd, T, emit):
+    """A two-CPU scheduler, as far as sched_switch shows it.  The hog is bound to CPU 0;
+    dirtier 400 runs on CPU 0 from 0.1 T to 0.55 T, dirtier 401 from 0.5 T to 0.85 T and
+    moves between the CPUs when preempted; kswapd0 (CPU 0) and a kworker (CPU 1) wake
+    periodically.  Returns what happened, as the analysis must find it: each followed
+    task's states from its first switch in, and what ran on each CPU."""
+    comm = {200: "hog", 400: "dirtier", 401: "dirtier", 30: "kswapd0", 60: "kworker/1:2"}
+    folded = {200: "hog", 400: "dirtier", 401: "dirtier", 30: "kswapd", 60: "kworker", 0: "idle"}
+    home = {200: 0, 400: 0, 401: 1, 30: 0, 60: 1}
+    exits = {400: 0.55 * T, 401: 0.85 * T}
+    cur, rq = [0, 0], [[], []]
+    segs = {pid: [] for pid in (200, 400, 401)}      # [class, start, end, cpu]
+    runs = [[], []]                                   # [folded name, start, end]
+    wakes = [(0.06 * T, 200), (0.1 * T, 400), (0.5 * T, 401)]
+    wakes += [(k * 0.03, 60) for k in range(2, int(T / 0.03))]
+    wakes += [(k * 0.05, 30) for k in range(2, int(T / 0.05))]
+    wakes.sort()
+
+    def switch(t, cpu, state, nxt):
+        prev = cur[cpu]
+        emit(t, cpu, prev, "sched_switch", prev_comm=comm.get(prev, "swapper/%d" % cpu),
+             prev_pid=prev, prev_prio=120, prev_state=state,
+             next_comm=comm.get(nxt, "swapper/%d" % cpu), next_pid=nxt, next_prio=120)
+        if runs[cpu]:
+            runs[cpu][-1][2] = t
+        runs[cpu].append([folded[nxt], t, None])
+        if prev in segs:
+            segs[prev][-1][2] = t
+            if state != SCHED_Z:
+                segs[prev].append([SCHED_CLASS[state], t, None, cpu])
+        if nxt in segs:
+            if segs[nxt]:
+                segs[nxt][-1][2] = t
+            segs[nxt].append(["on_cpu", t, None, cpu])
+        cur[cpu] = nxt
+
+    def wake(t, pid, cpu):
+        if cur[cpu] == 0:
+            switch(t, cpu, SCHED_R, pid)
+        else:
+            rq[cpu].append(pid)
+
+    t = 0.05 * T
+    while t < 0.95 * T:
+        t += rnd.uniform(0.001, 0.015)
+        while wakes and wakes[0][0] <= t:
+            wt, pid = wakes.pop(0)
+            if pid in (30, 60) and (pid in rq[home[pid]] or pid in cur):
+                continue                              # still running from its last wake
+            wake(wt, pid, home[pid])
+        cpu = rnd.randrange(2)
+        pid, r = cur[cpu], rnd.random()
+        if pid == 0:
+            continue
+        if pid in (30, 60):                           # a kthread runs a little, then idles
+            state = SCHED_I if r < 0.5 else SCHED_S
+            switch(t, cpu, state, rq[cpu].pop(0) if rq[cpu] else 0)
+        elif pid in exits and t >= exits[pid]:
+            switch(t, cpu, SCHED_Z, rq[cpu].pop(0) if rq[cpu] else 0)
+        elif r < 0.5 and rq[cpu]:                     # preempted (R+) or yields (R)
+            state = SCHED_PREEMPTED if r < 0.4 else SCHED_R
+            switch(t, cpu, state, rq[cpu].pop(0))
+            # dirtier 401 may wait on the other CPU's queue: it migrates
+            rq[1 - cpu if pid == 401 and rnd.random() < 0.5 else cpu].append(pid)
+            if cur[1 - cpu] == 0 and rq[1 - cpu]:
+                switch(t, 1 - cpu, SCHED_R, rq[1 - cpu].pop(0))
+        elif r < 0.65 and pid != 200 or r < 0.52:     # blocks (D) or sleeps (S) briefly
+            state = SCHED_D if r < 0.6 else SCHED_S
+            switch(t, cpu, state, rq[cpu].pop(0) if rq[cpu] else 0)
+            wakes.append((t + rnd.uniform(0.001, 0.02), pid))
+            home[pid] = 0 if pid != 401 else rnd.randrange(2)
+            wakes.sort()
+    return {"segs": segs, "runs": runs}
+
+
+def sched_truth(recs, story):
+    """What dpanalyze must report for the story: every open interval ends at the trace's
+    last record, a wait is credited to what ran on the CPU the task left."""
+    tend = (recs[-1][0] - 1000000000) / 1e9
+    classes = ("on_cpu", "runnable", "blocked", "sleeping", "stopped")
+
+    def times(seglists):
+        d = {c + "_s": 0.0 for c in classes}
+        by = {}
+        for segs in seglists:
+            for cls, a, b, cpu in segs:
+                b = tend if b is None else b
+                d[cls + "_s"] += b - a
+                if cls != "runnable":
+                    continue
+                for name, ra, rb in story["runs"][cpu]:
+                    rb = tend if rb is None else rb
+                    o = min(b, rb) - max(a, ra)
+                    if o > 0:
+                        by[name] = by.get(name, 0.0) + o
+        d["span_s"] = sum(d[c + "_s"] for c in classes)
+        d["preempted_by"] = {k: v for k, v in by.items() if v > 0}
+        return d
+    out = {}
+    for name, pids in (("dirtier", (400, 401)), ("hog", (200,))):
+        ran = [p for p in pids if story["segs"][p]]
+        out[name] = times([story["segs"][p] for p in ran])
+        out[name]["instances"] = len(ran)
+        out[name]["by_start"] = {str(i + 1): dict(times([story["segs"][p]]), pid=p)
+                                 for i, p in enumerate(ran)}
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -439,6 +574,7 @@ def main():
     ap.add_argument("--stock", action="store_true")
     ap.add_argument("--v2", action="store_true")
     ap.add_argument("--block", action="store_true")
+    ap.add_argument("--sched", action="store_true")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--truth")

@@ -167,6 +167,13 @@ METRICS = [
      lambda m: _get(m, "guest.pages_per_s")),
     ("pages_per_bdp", "pages per balance_dirty_pages() entry",
      "guest.loop_pages_total / trace.counts.global_dirty_state", pages_per_bdp),
+    # where the dirtier's life went (analysis/sched.c; runs that trace sched:sched_switch):
+    # runnable but waiting for a CPU, and blocked (I/O, balance_dirty_pages() pauses).  A
+    # writer that shares its CPU with the hog loses throughput the series did not take.
+    ("dirtier_cpu_wait", "dirtier waiting for a CPU (share)", "trace.sched.task.dirtier.runnable_share",
+     lambda m: _get(m, "trace.sched.task.dirtier.runnable_share")),
+    ("dirtier_blocked", "dirtier blocked (share)", "trace.sched.task.dirtier.blocked_share",
+     lambda m: _get(m, "trace.sched.task.dirtier.blocked_share")),
 ]
 # Which way each metric is better, for the bench's verdicts: less reclaim
 # meeting dirty pages, fewer scans, stalls and kills, shorter pauses and a
@@ -178,7 +185,8 @@ BETTER = {"file_pageout": "lower", "immediate_reclaim": "lower", "reclaim_wb": "
           "hog_alloc_p99": "lower", "reclaim_throttle": "lower", "kswapd_cpu": "lower",
           "write_p99": "lower", "bystander_MiBps": "higher",
           "throughput": "higher", "pause_p99": "lower", "files_per_s": "higher",
-          "ns_per_page": "lower", "pages_per_s": "higher", "pages_per_bdp": "higher"}
+          "ns_per_page": "lower", "pages_per_s": "higher", "pages_per_bdp": "higher",
+          "dirtier_cpu_wait": "lower", "dirtier_blocked": "lower"}
 # A metric added without its direction fails here, not as a silent verdict.
 if set(BETTER) != {k for k, _, _, _ in METRICS} or not set(BETTER.values()) <= set(stats.DIRECTIONS):
     raise RuntimeError("report.py: BETTER must name the direction of every metric in METRICS")

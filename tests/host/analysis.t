@@ -38,7 +38,8 @@ check help $? "exit $rc, stdout '$(printf '%s' "$out" | head -1)'"
 # ---- synthetic traces with ground truth ----
 python3 "$top/analysis/mktrace.py" "$t/syn.dat" --truth "$t/truth.json" &&
 python3 "$top/analysis/mktrace.py" "$t/stock.dat" --stock --seconds 5 &&
-python3 "$top/analysis/mktrace.py" "$t/v2.dat" --v2 --block --truth "$t/v2truth.json" || {
+python3 "$top/analysis/mktrace.py" "$t/v2.dat" --v2 --block --truth "$t/v2truth.json" &&
+python3 "$top/analysis/mktrace.py" "$t/sched.dat" --sched --truth "$t/schedtruth.json" || {
 	fail mktrace "analysis/mktrace.py failed"; exit 1; }
 
 # counts: dpanalyze vs trace-cmd report on the same file (synthetic and every real fixture)
@@ -47,7 +48,7 @@ counts_agree() {	# NAME FILE
 	if ! "$bin/dpanalyze" "$f" --out "$o" --no-tsv 2>"$t/err"; then
 		fail "$name" "dpanalyze exit $?: $(head -1 "$t/err")"; return; fi
 	trace-cmd report "$f" 2>/dev/null |
-		sed -n 's/^.*\[[0-9]*\][^:]*: *\([A-Za-z0-9_]*\):.*$/\1/p' | sort | uniq -c |
+		sed -n 's/^.*\[[0-9]*\] *[0-9]*\.[0-9]*: *\([A-Za-z0-9_]*\):.*$/\1/p' | sort | uniq -c |
 		awk '{print $2, $1}' >"$t/want.$name"
 	jq -r '.metrics.counts | to_entries[] | "\(.key) \(.value)"' "$o/metrics.json" |
 		sort >"$t/got.$name"
@@ -316,11 +317,93 @@ cp "$t/syn.dat" "$odd"
 got=$(jq -r .trace.file "$t/w/metrics.json" 2>/dev/null)
 [ $rc -eq 0 ] && [ "$got" = "$odd" ]; check json-escaping $? "exit $rc, file '$got'"
 
+# ---- sched.c: where each --task's time went, from sched_switch ----
+# against the generator's scheduler (mktrace --sched): every time and every preempter of both
+# dirtier processes and the hog, at dpanalyze's 6 significant digits
+"$bin/dpanalyze" "$t/sched.dat" --out "$t/sc" --no-tsv --task dirtier --task hog 2>"$t/err"; rc=$?
+out=$(python3 - "$t/sc/metrics.json" "$t/schedtruth.json" <<'EOF'
+import json, sys
+got = json.load(open(sys.argv[1]))["metrics"]["sched"]["task"]
+want = json.load(open(sys.argv[2]))["sched"]
+bad, n = [], 0
+def cmp(path, g, w):
+    global n
+    if isinstance(w, dict):
+        extra = {k for k in (g or {}) if k not in w and k != "exited" and not k.endswith("_share")}
+        if extra:
+            bad.append("%s: unexpected %s" % (path, sorted(extra)))
+        for k, v in w.items():
+            cmp(path + "." + k, (g or {}).get(k), v)
+        return
+    n += 1
+    if g is None or abs(g - w) > 1e-5 * max(1.0, abs(w)):
+        bad.append("%s: got %s, truth %s" % (path, g, w))
+cmp("sched.task", got, want)
+# the shares of a task's span add up to 1
+for name, o in got.items():
+    for one in [o] + list(o.get("by_start", {}).values()):
+        tot = sum(v for k, v in one.items() if k.endswith("_share"))
+        n += 1
+        if abs(tot - 1) > 1e-4:
+            bad.append("%s: shares add up to %s" % (name, tot))
+print("%d values, %d differ: %s" % (n, len(bad), "; ".join(bad[:3])))
+EOF
+)
+[ $rc -eq 0 ] && [ "${out#* values, 0 differ}" != "$out" ] && [ "${out%% *}" -ge 40 ]
+check sched-truth $? "exit $rc: $out"
+got=$(jv '.metrics.sched.task.dirtier | [.instances, .by_start["1"].exited, .by_start["2"].exited] | map(tostring) | join(" ")' "$t/sc/metrics.json")
+[ "$got" = "2 1 1" ]; check sched-instances-in-start-order $? "got '$got', want 2 processes, both exited"
+# 6.1's sched_switch, field for field as the guest kernel lays it out
+schedfix=$fix/analysis/real-8node-tiny-node-isolation-off-sched.trace
+fields "$schedfix" | grep '^sched_switch: ' >"$t/f.reals"
+fields "$t/sched.dat" | grep '^sched_switch: ' >"$t/f.syns"
+[ -s "$t/f.reals" ] && cmp -s "$t/f.reals" "$t/f.syns"
+check mktrace-sched-layout-matches-kernel $? "$(diff "$t/f.reals" "$t/f.syns" | grep '^[<>]' | head -2 | tr '\n' ' ')"
+# a real trace (8node-tiny node-isolation in mode off: the last second of the unbound
+# dirtier beside the hog on node 0's CPU): dpanalyze against trace-cmd report's own text
+"$bin/dpanalyze" "$schedfix" --out "$t/scr" --no-tsv --task dirtier 2>"$t/err"; rc=$?
+want=$(trace-cmd report "$schedfix" 2>/dev/null | python3 -c '
+import re, sys
+ev = re.compile(r"\s([\d.]+): sched_switch:\s+(.+?):(\d+) \[\d+\] (\S+) ==> (.+?):(\d+) \[")
+tot, state, since = {}, None, None
+for line in sys.stdin:
+    m = ev.search(line)
+    if not m:
+        continue
+    t = float(m[1])
+    if m[2] == "dirtier":
+        if since is not None:
+            tot["on_cpu"] = tot.get("on_cpu", 0) + t - since
+        st = m[4].rstrip("+")
+        state = {"R": "runnable", "D": "blocked", "S": "sleeping"}.get(st, "exited" if st in "XZ" else "stopped")
+        since = t
+    if m[5] == "dirtier":
+        if since is not None:
+            tot[state] = tot.get(state, 0) + t - since
+        since = t
+print(" ".join("%.4f" % tot.get(k, 0) for k in ("on_cpu", "runnable", "blocked")))')
+got=$(jv '.metrics.sched.task.dirtier | [.on_cpu_s, .runnable_s, .blocked_s] | map(tostring) | join(" ")' "$t/scr/metrics.json" |
+	awk '{ printf "%.4f %.4f %.4f", $1, $2, $3 }')
+[ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "${want%% *}" != 0.0000 ]
+check sched-real-vs-report $? "exit $rc, got '$got', trace-cmd report gives '$want'"
+got=$(jv '.metrics.sched.task.dirtier.preempted_by.hog / .metrics.sched.task.dirtier.runnable_s | . * 100 | floor' "$t/scr/metrics.json")
+[ "${got:-0}" -ge 90 ]; check sched-real-hog-preempts $? "the hog ran ${got:-?}% of the dirtier's waits, want >= 90 (it shares node 0's CPU)"
+# no sched_switch in the trace: said, not zeros; no --task: no sched object at all
+"$bin/dpanalyze" "$t/syn.dat" --out "$t/scn" --no-tsv --task dd 2>"$t/err"
+got=$(jv '[(.metrics.sched == null), (.metrics.unmeasurable.sched | test("sched_switch"))] | map(tostring) | join(" ")' "$t/scn/metrics.json")
+[ "$got" = "true true" ]; check sched-unmeasurable-without-event $? "got '$got'"
+"$bin/dpanalyze" "$t/sched.dat" --out "$t/scq" --no-tsv 2>"$t/err"
+got=$(jv '.metrics.sched == null' "$t/scq/metrics.json")
+[ "$got" = true ]; check sched-only-with-task $? "got '$got'"
+
 # ---- valgrind on one clean run (the sanitizer build covers the fuzz) ----
 if command -v valgrind >/dev/null; then
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 		"$bin/dpanalyze" "$t/syn.dat" --out "$t/v" --task dd \
 		--extra-metrics "$t/extra.json" >/dev/null 2>"$t/vg"; rc=$?
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		"$bin/dpanalyze" "$t/sched.dat" --out "$t/v" --task dirtier --task hog \
+		>/dev/null 2>>"$t/vg"; rc=$((rc + $?))
 	[ $rc -eq 0 ]; check valgrind-clean $? "exit $rc: $(head -2 "$t/vg")"
 else
 	fail valgrind-clean "valgrind not installed"
@@ -404,7 +487,7 @@ else
 fi
 
 # ---- fuzz: truncated and bit-flipped copies under ASan+UBSan: exit 0 or 2, no report ----
-seeds=("$t/syn.dat" "$t/stock.dat" "$real_hdr")
+seeds=("$t/syn.dat" "$t/stock.dat" "$t/sched.dat" "$real_hdr")
 for f in "$fix"/analysis/real-*.trace; do [ -e "$f" ] && seeds+=("$f"); done
 mkdir -p "$t/fz"
 python3 - "$FUZZ_N" "$t/fz" "${seeds[@]}" <<'EOF'
@@ -434,7 +517,8 @@ ls "$t/fz"/*.dat | xargs -P 2 -n 1 sh -c '
 	*[05]0.dat|*[27]5.dat) a=$ASAN_BASE:detect_leaks=1:fast_unwind_on_malloc=0 ;;
 	*) a=$ASAN_BASE:detect_leaks=0 ;;
 	esac
-	ASAN_OPTIONS=$a timeout 20 "$0" "$1" --out "$1.o" --no-tsv >/dev/null 2>"$1.err"; rc=$?
+	ASAN_OPTIONS=$a timeout 20 "$0" "$1" --out "$1.o" --no-tsv --task dirtier --task hog \
+		>/dev/null 2>"$1.err"; rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 2 ] || grep -q "ERROR: [A-Za-z]*Sanitizer\|runtime error" "$1.err"; then
 		echo "$(basename "$1") exit $rc: $(grep -m1 "ERROR\|runtime error\|dpanalyze" "$1.err")"
 	fi

@@ -13,6 +13,12 @@ CLAIM="one pressured node lowers the global limits only by its share (mode node)
 TOPOLOGIES="4node-ring 8node-tiny"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
 TIMEOUT=420
+# Where each writer's time goes (analysis/sched.c): on 8node-tiny the unbound
+# writer shares node 0's CPU with the hog, and its throughput moves with that
+# share as much as with the series (docs/matrix/README.md).  sched.task.dirtier
+# .by_start.1 is the bound writer, .by_start.2 the unbound one.
+EVENTS="sched:sched_switch"
+TRACE_TASKS="dirtier hog"
 
 workload() {
 	n0_mb=$(( $(sed -n 's/.*MemTotal: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node0/meminfo) / 1024 ))
