@@ -462,26 +462,35 @@ SCHED_CLASS = {SCHED_R: "runnable", SCHED_PREEMPTED: "runnable", SCHED_S: "sleep
 def sched_story(rnd, T, emit):
     """A two-CPU scheduler, as far as sched_switch shows it.  The hog is bound to CPU 0;
     dirtier 400 runs on CPU 0 from 0.1 T to 0.55 T, dirtier 401 from 0.5 T to 0.85 T and
-    moves between the CPUs when preempted; kswapd0 (CPU 0) and a kworker (CPU 1) wake
-    periodically.  Returns what happened, as the analysis must find it: each followed
-    task's states from its first switch in, and what ran on each CPU."""
-    comm = {200: "hog", 400: "dirtier", 401: "dirtier", 30: "kswapd0", 60: "kworker/1:2"}
-    folded = {200: "hog", 400: "dirtier", 401: "dirtier", 30: "kswapd", 60: "kworker", 0: "idle"}
-    home = {200: 0, 400: 0, 401: 1, 30: 0, 60: 1}
-    exits = {400: 0.55 * T, 401: 0.85 * T}
+    moves between the CPUs when preempted, and a third dirtier from 0.88 T reuses the
+    first one's pid 400; kswapd0 (CPU 0) and a kworker (CPU 1) wake periodically.  Tasks
+    are named by task ids (402 is the third dirtier); the events carry their pids.
+    Returns what happened, as the analysis must find it: each followed task's states from
+    its first switch in, and what ran on each CPU."""
+    comm = {200: "hog", 400: "dirtier", 401: "dirtier", 402: "dirtier", 30: "kswapd0",
+            60: "kworker/1:2"}
+    folded = {200: "hog", 400: "dirtier", 401: "dirtier", 402: "dirtier", 30: "kswapd",
+              60: "kworker", 0: "idle"}
+    pid_of = {402: 400}
+    home = {200: 0, 400: 0, 401: 1, 402: 1, 30: 0, 60: 1}
+    exits = {400: 0.55 * T, 401: 0.85 * T, 402: 0.93 * T}
+    exited = set()
     cur, rq = [0, 0], [[], []]
-    segs = {pid: [] for pid in (200, 400, 401)}      # [class, start, end, cpu]
+    segs = {tid: [] for tid in (200, 400, 401, 402)}  # [class, start, end, cpu]
     runs = [[], []]                                   # [folded name, start, end]
-    wakes = [(0.06 * T, 200), (0.1 * T, 400), (0.5 * T, 401)]
+    wakes = [(0.06 * T, 200), (0.1 * T, 400), (0.5 * T, 401), (0.88 * T, 402)]
     wakes += [(k * 0.03, 60) for k in range(2, int(T / 0.03))]
     wakes += [(k * 0.05, 30) for k in range(2, int(T / 0.05))]
     wakes.sort()
 
     def switch(t, cpu, state, nxt):
         prev = cur[cpu]
-        emit(t, cpu, prev, "sched_switch", prev_comm=comm.get(prev, "swapper/%d" % cpu),
-             prev_pid=prev, prev_prio=120, prev_state=state,
-             next_comm=comm.get(nxt, "swapper/%d" % cpu), next_pid=nxt, next_prio=120)
+        emit(t, cpu, pid_of.get(prev, prev), "sched_switch",
+             prev_comm=comm.get(prev, "swapper/%d" % cpu), prev_pid=pid_of.get(prev, prev),
+             prev_prio=120, prev_state=state, next_comm=comm.get(nxt, "swapper/%d" % cpu),
+             next_pid=pid_of.get(nxt, nxt), next_prio=120)
+        if state == SCHED_Z:
+            exited.add(prev)
         if runs[cpu]:
             runs[cpu][-1][2] = t
         runs[cpu].append([folded[nxt], t, None])
@@ -508,6 +517,8 @@ def sched_story(rnd, T, emit):
             wt, pid = wakes.pop(0)
             if pid in (30, 60) and (pid in rq[home[pid]] or pid in cur):
                 continue                              # still running from its last wake
+            if pid == 402 and 400 not in exited:
+                raise RuntimeError("mktrace: pid 400 reused before its first task exited")
             wake(wt, pid, home[pid])
         cpu = rnd.randrange(2)
         pid, r = cur[cpu], rnd.random()
@@ -531,7 +542,7 @@ def sched_story(rnd, T, emit):
             wakes.append((t + rnd.uniform(0.001, 0.02), pid))
             home[pid] = 0 if pid != 401 else rnd.randrange(2)
             wakes.sort()
-    return {"segs": segs, "runs": runs}
+    return {"segs": segs, "runs": runs, "pid_of": pid_of}
 
 
 def sched_truth(recs, story):
@@ -558,12 +569,13 @@ def sched_truth(recs, story):
         d["preempted_by"] = {k: v for k, v in by.items() if v > 0}
         return d
     out = {}
-    for name, pids in (("dirtier", (400, 401)), ("hog", (200,))):
-        ran = [p for p in pids if story["segs"][p]]
+    for name, tids in (("dirtier", (400, 401, 402)), ("hog", (200,))):
+        ran = sorted((p for p in tids if story["segs"][p]), key=lambda p: story["segs"][p][0][1])
         out[name] = times([story["segs"][p] for p in ran])
         out[name]["instances"] = len(ran)
-        out[name]["by_start"] = {str(i + 1): dict(times([story["segs"][p]]), pid=p)
-                                 for i, p in enumerate(ran)}
+        out[name]["by_start"] = {
+            str(i + 1): dict(times([story["segs"][p]]), pid=story["pid_of"].get(p, p))
+            for i, p in enumerate(ran)}
     return out
 
 

@@ -142,9 +142,14 @@ static struct instance *instance_of(struct sched *sc, int pid, const char *comm,
 
 	if (pid <= 0)
 		return NULL;
-	for (int i = sc->ninst - 1; i >= 0; i--)
-		if (sc->inst[i].pid == pid)
-			return sc->inst[i].exited ? NULL : &sc->inst[i];
+	/* the latest process of that pid; once it exited, the pid is a new process's */
+	for (int i = sc->ninst - 1; i >= 0; i--) {
+		if (sc->inst[i].pid != pid)
+			continue;
+		if (!sc->inst[i].exited)
+			return &sc->inst[i];
+		break;
+	}
 	task = task_of(sc, comm);
 	if (task < 0)
 		return NULL;
