@@ -30,7 +30,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl 
 # (slurm-wlm and munge: ENGINE=slurm, and the one-node cluster its tests start: launch/slurm-local.sh)
 DOCS_PACKAGES := python3-sphinx python3-sphinx-rtd-theme
 
-.PHONY: help deps deps-docs kernel kunit run test test-host test-lab check-series tools workloads analysis \
+.PHONY: help deps deps-docs kernel kunit run test test-host test-lab check-series build-cost tools workloads analysis \
 	view matrix matrix-smoke bench docs clean distclean
 
 help:
@@ -43,6 +43,8 @@ help:
 	@echo "  make kernel [KERNEL=patched|stock] [VARIANT=lab|debug|kcsan]   build bzImage (incremental, ccache)"
 	@echo "  make kunit                boot the KUnit suites dirty_pressure* under QEMU, their results as the tree's kunit.py parse reads them"
 	@echo "  make check-series         checkpatch --strict on every patch + compile tests of config variants"
+	@echo "  make build-cost [KERNEL=] [VARIANT=]   a cold build timed per object: which directories and"
+	@echo "                            config symbols cost build time (build/build-cost/*/summary.md; 12 min)"
 	@echo "  make view OUT=dir         open a run's trace in KernelShark with its session and plugin"
 	@echo "  make matrix [TOPOS=a,b] [SCENARIOS=] [MODES=] [LRU=classic,mglru] [KERNELS=] [JOBS=n] [RERUN=1]"
 	@echo "                            scenarios x topologies x modes, resumable; report in results/<matrix>/report.{md,html}"
@@ -109,6 +111,9 @@ kunit: deps
 
 check-series: deps deps-docs
 	@launch/check-series.sh
+
+build-cost: deps
+	@launch/build-cost.sh $(KERNEL) $(VARIANT)
 
 test: deps
 	@tests/run host lab
