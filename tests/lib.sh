@@ -14,3 +14,18 @@ scratch() {
 	tmp=${KEEP_TMP:-$(mktemp -d)}
 	[ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 }
+# progress: a filter that copies its input to fd 3, where tests/run shows a
+# test's progress lines (the kernel build's stages, the matrix's cells); a
+# test run alone has none, and they go to its stderr.  It writes to fd 3 as
+# inherited, never opens /dev/fd/3: when tests/run's stderr is a file (CI's
+# log), that opens the file again, truncating what was written there (tee),
+# or at an offset of its own that the next line of tests/run overwrites
+# (tee -a).
+{ : >&3; } 2>/dev/null || exec 3>&2
+progress() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '%s\n' "$line"
+		printf '%s\n' "$line" >&3
+	done
+}

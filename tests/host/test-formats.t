@@ -399,4 +399,18 @@ chmod +x "$tmp/root3/p/1.t"
 TEST_ROOT=$tmp/root3 TEST_LOG=$tmp/p3.log tests/run p >"$tmp/p3.out" 2>"$tmp/p3.err"
 grep -qx 'stage one of two' "$tmp/p3.err" && ! grep -q 'stage one' "$tmp/p3.out" "$tmp/p3.log" && grep -q 'to the log' "$tmp/p3.log" \
 	&& pass run_progress_fd3 || bad run_progress_fd3 "err: $(flat "$tmp/p3.err") log: $(flat "$tmp/p3.log")"
+# ... and when tests/run's output is a file, as CI's log is, a progress line
+# loses nothing already written there (no truncation, no hole of NULs)
+mkdir -p "$tmp/root4/p"
+printf '#!/bin/sh\necho "PASS: first"\n' >"$tmp/root4/p/1.t"
+printf '#!/bin/bash\n. "%s/tests/lib.sh"\necho "stage of two" | progress >/dev/null\necho "PASS: second"\n' "$top" >"$tmp/root4/p/2.t"
+chmod +x "$tmp/root4/p/1.t" "$tmp/root4/p/2.t"
+TEST_ROOT=$tmp/root4 TEST_LOG=$tmp/p4.log tests/run p >"$tmp/p4.all" 2>&1
+if grep -q '^p/1 .* 1 passed' "$tmp/p4.all" && grep -qx 'stage of two' "$tmp/p4.all" &&
+   [ "$(tail -n 1 "$tmp/p4.all")" = "2 passed, 0 failed" ] &&
+   [ "$(tr -d '\000' <"$tmp/p4.all" | wc -c)" -eq "$(wc -c <"$tmp/p4.all")" ]; then
+	pass run_progress_keeps_file_log
+else
+	bad run_progress_keeps_file_log "$(tr '\000' '@' <"$tmp/p4.all" | tr -s '@' | head -c 300 | tr '\n' '|')"
+fi
 exit $fail

@@ -4,14 +4,11 @@
 # `make kernel` is a no-op.  The stock tree is configured (not compiled: that
 # is `make bench`'s business) and must differ from the patched .config only
 # by the KUnit suite's option, so A/B runs compare like with like.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-fail=0
+. "$(dirname "$0")/../lib.sh"
 # progress (kernel.sh's stage lines) to fd 3, which tests/run shows; alone: stderr
-{ : >&3; } 2>/dev/null || exec 3>&2
 for k in patched; do
 	start=$(date +%s)
-	if out=$(launch/kernel.sh $k lab 2>&1 | tee /dev/fd/3; exit "${PIPESTATUS[0]}"); then
+	if out=$(launch/kernel.sh $k lab 2>&1 | progress; exit "${PIPESTATUS[0]}"); then
 		echo "PASS: kernel_build.$k ($(( $(date +%s) - start )) s)"
 	else
 		echo "FAIL: kernel_build.$k: $(echo "$out" | tail -5 | tr '\n' ' ')"; fail=1; continue

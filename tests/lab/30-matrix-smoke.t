@@ -6,13 +6,11 @@
 # precondition did not hold (unmeasurable, with the measured value: neither
 # passed nor failed).  A cell without result.json (hung, could not run) is
 # one FAIL.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
+. "$(dirname "$0")/../lib.sh"
 . tests/result-lines.sh
 dir=results/test-matrix-smoke
 # each cell's line as it ends, to the log and to fd 3 (tests/run shows it)
-{ : >&3; } 2>/dev/null || exec 3>&2
-/usr/bin/python3 launch/matrix.py --smoke --matrix test-matrix-smoke --rerun 2>&1 | tee /dev/fd/3 >&2
+/usr/bin/python3 launch/matrix.py --smoke --matrix test-matrix-smoke --rerun 2>&1 | progress >&2
 cells=$(/usr/bin/python3 launch/matrix.py --smoke --list)
 fail=0
 for c in $cells; do
