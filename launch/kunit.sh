@@ -21,7 +21,12 @@ accel_args=$(/usr/bin/python3 "$top/launch/accel.py" --image "$bz" --qemu-args -
 log=$obj/kunit.log
 t0=$(date +%s.%N)
 # shellcheck disable=SC2086
-timeout 300 "${DPLAB_QEMU:-qemu-system-x86_64}" $accel_args -smp 2 -m 512M \
+# Two NUMA nodes of one CPU and 256 MiB each: the node mode cases need a
+# second memory node.  One socket per CPU, as the lab's topologies do:
+# sibling cores on two nodes make the scheduler warn at boot.
+timeout 300 "${DPLAB_QEMU:-qemu-system-x86_64}" $accel_args -smp 2,sockets=2,cores=1,threads=1 -m 512M \
+	-object memory-backend-ram,id=m0,size=256M -object memory-backend-ram,id=m1,size=256M \
+	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
 	-bios /usr/share/qemu/qboot.rom -kernel "$bz" -display none -monitor none -no-reboot \
 	-serial stdio -append "console=ttyS0 kunit.filter_glob=dirty_pressure* kunit_shutdown=poweroff panic=-1 oops=panic" \
 	>"$log" 2>&1

@@ -179,7 +179,7 @@ grep -q -- ' -accel tcg,thread=multi -cpu max ' "$tmp/run-nokvm/qemu.cmd" 2>/dev
 	&& pass run.auto_fallback_record_quiet || bad run.auto_fallback_record_quiet "rc=$rc $(cat "$tmp/run-nokvm/host.json" 2>&1 | tr -d '\n') $(tr '\n' '|' <"$tmp/e")"
 # kunit.sh boots under the accelerator chosen (the fake exits: no KTAP)
 FAKE_MODE=ok "$lab/launch/kunit.sh" >/dev/null 2>"$tmp/e"
-tail -1 "$FAKE_LOG" | grep -q -- '^-accel kvm -cpu host -smp 2 ' && grep -q '^accel: kvm (auto: ' "$tmp/e" \
+tail -1 "$FAKE_LOG" | grep -q -- '^-accel kvm -cpu host -smp 2,sockets=2,cores=1,threads=1 ' && grep -q '^accel: kvm (auto: ' "$tmp/e" \
 	&& pass kunit.accel_args || bad kunit.accel_args "$(tail -1 "$FAKE_LOG" | cut -c1-80) $(tr '\n' '|' <"$tmp/e")"
 
 # ---- the report: never a verdict across accelerators ----------------------
