@@ -463,16 +463,18 @@ def sched_story(rnd, T, emit):
     """A two-CPU scheduler, as far as sched_switch shows it.  The hog is bound to CPU 0;
     dirtier 400 runs on CPU 0 from 0.1 T to 0.55 T, dirtier 401 from 0.5 T to 0.85 T and
     moves between the CPUs when preempted, and a third dirtier from 0.88 T reuses the
-    first one's pid 400; kswapd0 (CPU 0) and a kworker (CPU 1) wake periodically.  Tasks
-    are named by task ids (402 is the third dirtier); the events carry their pids.
+    first one's pid 400; kswapd0 (CPU 0), a kworker and jbd2 (CPU 1) wake periodically.
+    A task that migrates to an idle CPU is switched out and in at one timestamp, which
+    trace readers may order either way.  Tasks are named by task ids (402 is the third
+    dirtier); the events carry their pids.
     Returns what happened, as the analysis must find it: each followed task's states from
     its first switch in, and what ran on each CPU."""
     comm = {200: "hog", 400: "dirtier", 401: "dirtier", 402: "dirtier", 30: "kswapd0",
-            60: "kworker/1:2"}
+            60: "kworker/1:2", 61: "jbd2/vda-8"}
     folded = {200: "hog", 400: "dirtier", 401: "dirtier", 402: "dirtier", 30: "kswapd",
-              60: "kworker", 0: "idle"}
+              60: "kworker", 61: "jbd2", 0: "idle"}
     pid_of = {402: 400}
-    home = {200: 0, 400: 0, 401: 1, 402: 1, 30: 0, 60: 1}
+    home = {200: 0, 400: 0, 401: 1, 402: 1, 30: 0, 60: 1, 61: 1}
     exits = {400: 0.55 * T, 401: 0.85 * T, 402: 0.93 * T}
     exited = set()
     cur, rq = [0, 0], [[], []]
@@ -481,10 +483,13 @@ def sched_story(rnd, T, emit):
     wakes = [(0.06 * T, 200), (0.1 * T, 400), (0.5 * T, 401), (0.88 * T, 402)]
     wakes += [(k * 0.03, 60) for k in range(2, int(T / 0.03))]
     wakes += [(k * 0.05, 30) for k in range(2, int(T / 0.05))]
+    wakes += [(k * 0.07, 61) for k in range(2, int(T / 0.07))]
     wakes.sort()
 
     def switch(t, cpu, state, nxt):
         prev = cur[cpu]
+        # a task runs on one CPU at a time and leaves its queue to run
+        assert nxt == 0 or (nxt != cur[1 - cpu] and nxt not in rq[0] + rq[1]), (t, cpu, nxt)
         emit(t, cpu, pid_of.get(prev, prev), "sched_switch",
              prev_comm=comm.get(prev, "swapper/%d" % cpu), prev_pid=pid_of.get(prev, prev),
              prev_prio=120, prev_state=state, next_comm=comm.get(nxt, "swapper/%d" % cpu),
@@ -515,7 +520,7 @@ def sched_story(rnd, T, emit):
         t += rnd.uniform(0.001, 0.015)
         while wakes and wakes[0][0] <= t:
             wt, pid = wakes.pop(0)
-            if pid in (30, 60) and (pid in rq[home[pid]] or pid in cur):
+            if pid in (30, 60, 61) and (pid in rq[home[pid]] or pid in cur):
                 continue                              # still running from its last wake
             if pid == 402 and 400 not in exited:
                 raise RuntimeError("mktrace: pid 400 reused before its first task exited")
@@ -524,7 +529,7 @@ def sched_story(rnd, T, emit):
         pid, r = cur[cpu], rnd.random()
         if pid == 0:
             continue
-        if pid in (30, 60):                           # a kthread runs a little, then idles
+        if pid in (30, 60, 61):                       # a kthread runs a little, then idles
             state = SCHED_I if r < 0.5 else SCHED_S
             switch(t, cpu, state, rq[cpu].pop(0) if rq[cpu] else 0)
         elif pid in exits and t >= exits[pid]:

@@ -53,6 +53,7 @@ struct instance {
 	int pid, task;		/* task: index into ctx->tasks */
 	int exited;
 	enum wait state;	/* since `since` */
+	int cpu;		/* the CPU it was switched in on while ON_CPU, or -1 */
 	double since, first;
 	double s[NWAIT];
 	int wait_cpu;		/* switched out runnable there; -1 otherwise */
@@ -79,8 +80,8 @@ struct sched {
 };
 
 /*
- * A runner's name as preempted_by shows it: a kernel thread's instance number goes
- * ("kworker/0:1H" -> "kworker", "kswapd0" -> "kswapd", "ksoftirqd/1" -> "ksoftirqd"),
+ * A runner's name as preempted_by shows it: a kernel thread's instance goes
+ * ("kworker/0:1H" -> "kworker", "kswapd0" -> "kswapd", "jbd2/vda-8" -> "jbd2"),
  * the idle task is "idle", a user task keeps its comm.
  */
 static void fold_name(const char *comm, int pid, char out[NAME_LEN])
@@ -95,9 +96,11 @@ static void fold_name(const char *comm, int pid, char out[NAME_LEN])
 	}
 	for (size_t i = 0; i < sizeof(kthreads) / sizeof(kthreads[0]); i++) {
 		if (!strncmp(comm, kthreads[i], strlen(kthreads[i]))) {
+			/* "kworker/0:1" and "jbd2/vda-8" up to the slash, "kswapd0" without its digits */
 			n = strcspn(comm, "/");
-			while (n > 0 && isdigit((unsigned char)comm[n - 1]))
-				n--;
+			if (!comm[n])
+				while (n > 0 && isdigit((unsigned char)comm[n - 1]))
+					n--;
 			if (n >= NAME_LEN)
 				n = NAME_LEN - 1;
 			memcpy(out, comm, n);
@@ -163,6 +166,7 @@ static struct instance *instance_of(struct sched *sc, int pid, const char *comm,
 	in->task = task;
 	in->state = ON_CPU;
 	in->since = in->first = from;
+	in->cpu = -1;
 	in->wait_cpu = -1;
 	return in;
 }
@@ -230,7 +234,15 @@ static void on_sched_switch(void *analysis, const struct tep_record *r, double t
 	/* a process first seen leaving a CPU has been on it since the CPU switched to it */
 	prev = instance_of(sc, (int)prev_pid, prev_comm,
 			   c->known && c->pid == prev_pid ? c->since : t);
+	/*
+	 * Already switched in on another CPU: this is the late record of its
+	 * switch out here, ordered after the other CPU's by a timestamp equal
+	 * to it or by per-CPU trace clocks.  It never waited.
+	 */
+	if (prev && prev->state == ON_CPU && prev->cpu >= 0 && prev->cpu != cpu)
+		prev = NULL;
 	if (prev) {
+		prev->cpu = -1;
 		enum wait w = wait_of(prev_state);
 
 		if (prev_state & STATE_EXITED) {
@@ -255,6 +267,7 @@ static void on_sched_switch(void *analysis, const struct tep_record *r, double t
 			next->wait_cpu = -1;
 		}
 		enter(next, ON_CPU, t);
+		next->cpu = cpu;
 	}
 	c->known = 1;
 	c->pid = (int)next_pid;
