@@ -56,12 +56,8 @@ stage "cold build without ccache (-j$jobs) in ${out#$top/}/obj"
 make -C "$src" O="$out/obj" ARCH=x86_64 olddefconfig >"$out/build.log" 2>&1 &&
 	make -C "$src" O="$out/obj" ARCH=x86_64 CC="$wrap gcc" HOSTCC=gcc -j"$jobs" bzImage \
 		>>"$out/build.log" 2>&1 &
-pid=$!
-while kill -0 "$pid" 2>/dev/null; do
-	for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-	kill -0 "$pid" 2>/dev/null && stage "compiling: $(wc -l <"$DPLAB_COST_LOG") of about $want objects"
-done
-if ! wait "$pid"; then
+timed() { echo "compiling: $(wc -l <"$DPLAB_COST_LOG") of about $want objects"; }
+if ! wait_progress $! timed; then
 	grep -E -B2 -A6 'error:|Error [0-9]' "$out/build.log" | head -40
 	stage "FAILED (log: ${out#$top/}/build.log)"
 	exit 1

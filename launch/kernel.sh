@@ -199,12 +199,8 @@ export CCACHE_BASEDIR=$top/build CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXS
 jobs=$(( $(nproc) + 1 ))
 stage "compile bzImage (-j$jobs, ccache; log: ${log#$top/})"
 kmake -j"$jobs" bzImage >"$log" 2>&1 &
-pid=$!
-while kill -0 "$pid" 2>/dev/null; do
-	for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-	kill -0 "$pid" 2>/dev/null && stage "compiling: $(grep -c '^  CC ' "$log") objects so far"
-done
-if ! wait "$pid"; then
+compiled() { echo "compiling: $(grep -c '^  CC ' "$log") objects so far"; }
+if ! wait_progress $! compiled; then
 	grep -E -B2 -A6 'error:|Error [0-9]|undefined reference' "$log" | head -60
 	die "compile (full log: $log)"
 fi

@@ -197,3 +197,16 @@ series_apply() {
 	lib_git "$src" add -A -f && cur=$(lib_git "$src" write-tree) || return 1
 	lib_git "$src" read-tree -m -u "$cur" "$new" || { echo "cannot move $src to the series' tree" >&2; return 1; }
 }
+
+# wait_progress PID COMMAND...: wait for the background job PID and return
+# its exit status; every DPLAB_PROGRESS_EVERY seconds (30) while it runs,
+# the caller's stage() prints what COMMAND prints (a build's progress line).
+wait_progress() {
+	local pid=$1 every=${DPLAB_PROGRESS_EVERY:-30} _
+	shift
+	while kill -0 "$pid" 2>/dev/null; do
+		for _ in $(seq "$every"); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+		kill -0 "$pid" 2>/dev/null && stage "$("$@")"
+	done
+	wait "$pid"
+}

@@ -186,4 +186,14 @@ out=$(ks_kernel "$tmp/k612" patched "$tmp/p2.series"); rc=$?
 	! grep -q 'configure\|compile' <<<"$out" && pass kernel_sh.ksrc_series_does_not_apply || bad kernel_sh.ksrc_series_does_not_apply "rc=$rc '$out'"
 rm -rf "$(ksrc_root "$top" "$tmp/k612")" "$(ksrc_root "$top" "$tmp/notlinux")"
 rmdir "$top/build/ksrc" 2>/dev/null
+
+# ---- wait_progress: the job's exit status, and the caller's progress line while it runs ----
+stage() { echo "stage: $*"; }
+(sleep 2.5; exit 3) &
+# in this shell, not in $(...): only the job's own shell can wait for it
+DPLAB_PROGRESS_EVERY=1 wait_progress $! echo "still building" >"$tmp/wp.out"; rc=$?
+out=$(cat "$tmp/wp.out")
+n=$(grep -c '^stage: still building$' <<<"$out")
+[ $rc -eq 3 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] && pass wait_progress.status_and_lines ||
+	bad wait_progress.status_and_lines "rc=$rc, $n lines: $out"
 exit $fail
