@@ -2,7 +2,7 @@
 """Sum a timed kernel build (launch/build-cost.sh) per directory and per config symbol.
 
 Each line of the cost log is "MS OBJECT" (the compiler's wall time for one object, its path
-relative to the object tree).  Objects are grouped by their directory, cut to two levels
+relative to the object tree); kbuild's compiler probes (objects under .tmp_*) are counted apart.  Objects are grouped by their directory, cut to two levels
 (fs/xfs/libxfs counts as fs/xfs); each group is named with the config symbol that its
 parent's Makefile or Kbuild adds it under (obj-$(CONFIG_XFS_FS) += xfs/), "always" for
 obj-y, "?" when no line says.  Writes OUT/cost.tsv (ms, object) and OUT/summary.md, and
@@ -56,8 +56,8 @@ _GATE = re.compile(r"^\s*(?:obj|core|drivers|libs|virt)-(\$\((CONFIG_[A-Za-z0-9_
 def gate_of(src, group):
     """The config symbols under which the parent's Makefile or Kbuild adds the group's last
     directory ('CONFIG_A or CONFIG_B' when several lines do), 'always' (-y), or '?'."""
-    if group == ".":
-        return "always"
+    if group == "." or group.startswith("arch/"):
+        return "always"  # the top Makefile adds arch/$(SRCARCH)/ for every configuration
     parent, name = os.path.split(group)
     gates = []
     for mk in ("Kbuild", "Makefile"):
@@ -92,6 +92,11 @@ def main():
     if a.wall <= 0 or a.jobs < 1 or a.top < 1:
         die("--wall, --jobs and --top must be positive")
     objs = read_log(a.log)
+    # kbuild's compiler probes (cc-option and friends) compile into .tmp_* directories
+    probes = [(ms, o) for ms, o in objs if o.startswith(".tmp_") or "/.tmp_" in o]
+    objs = [x for x in objs if x not in probes]
+    if not objs:
+        die(f"{a.log}: only compiler probes were timed")
     total = sum(ms for ms, _ in objs)
     groups = {}
     for ms, o in objs:
@@ -117,6 +122,9 @@ def main():
         f"{len(objs)} objects compiled in {a.wall:.0f} s of wall time at -j{a.jobs}; the compiler "
         f"ran {total / 1000:.0f} s in all ({busy:.0%} of {a.jobs} x wall: the rest is make, "
         "objtool, linking and idle slots).",
+        "",
+        f"Not counted: {len(probes)} compiler probes of kbuild's configuration checks "
+        f"({sum(ms for ms, _ in probes) / 1000:.1f} s).",
         "",
         f"## The {min(a.top, len(groups))} directories that cost most",
         "",
