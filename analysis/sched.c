@@ -54,7 +54,7 @@ struct instance {
 	int exited;
 	enum wait state;	/* since `since` */
 	int cpu;		/* the CPU it was switched in on while ON_CPU, or -1 */
-	double since, first;
+	double since;
 	double s[NWAIT];
 	int wait_cpu;		/* switched out runnable there; -1 otherwise */
 	double wait_from;
@@ -73,7 +73,7 @@ struct sched {
 	struct analysis_context *ctx;
 	struct tep_event *sched_switch;
 	struct tep_format_field *prev_comm, *prev_pid, *prev_state, *next_comm, *next_pid;
-	unsigned long switches, records_bad_cpu;
+	unsigned long switches;
 	struct instance inst[MAX_INSTANCES];
 	int ninst, instances_dropped;
 	struct cpu_now cpu[MAX_CPUS];
@@ -165,7 +165,7 @@ static struct instance *instance_of(struct sched *sc, int pid, const char *comm,
 	in->pid = pid;
 	in->task = task;
 	in->state = ON_CPU;
-	in->since = in->first = from;
+	in->since = from;
 	in->cpu = -1;
 	in->wait_cpu = -1;
 	return in;
@@ -221,10 +221,8 @@ static void on_sched_switch(void *analysis, const struct tep_record *r, double t
 	if (read_field(sc->prev_pid, r, &prev_pid) || read_field(sc->next_pid, r, &next_pid) ||
 	    read_field(sc->prev_state, r, &prev_state))
 		return;
-	if (cpu < 0 || cpu >= MAX_CPUS) {
-		sc->records_bad_cpu++;
+	if (cpu < 0 || cpu >= MAX_CPUS)
 		return;
-	}
 	read_string_field(sc->prev_comm, r, prev_comm, sizeof(prev_comm));
 	read_string_field(sc->next_comm, r, next_comm, sizeof(next_comm));
 	sc->switches++;
@@ -242,9 +240,9 @@ static void on_sched_switch(void *analysis, const struct tep_record *r, double t
 	if (prev && prev->state == ON_CPU && prev->cpu >= 0 && prev->cpu != cpu)
 		prev = NULL;
 	if (prev) {
-		prev->cpu = -1;
 		enum wait w = wait_of(prev_state);
 
+		prev->cpu = -1;
 		if (prev_state & STATE_EXITED) {
 			enter(prev, ON_CPU, t);
 			prev->exited = 1;
