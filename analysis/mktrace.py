@@ -299,7 +299,8 @@ def simulate(args):
              "slow_up_while_kswapd_awake": 0,
              "kswapd_write_pages": 0, "kswapd_write_node0_pages": 0, "kswapd_write_node1_pages": 0,
              "kswapd_meta_pages": 0, "block_write_pages": 0,
-             "pos_ratio": [], "node_domain_calls": 0, "freerun_min": None}
+             "pos_ratio": [], "node_domain_calls": 0, "node_dirty_at_limit_calls": 0,
+             "freerun_min": None}
     sector = [0]
 
     def bio(t, cpu, pid, comm, pages, rwbs="W"):
@@ -327,15 +328,18 @@ def simulate(args):
             pos = int(1024 * (1.5 - t / T))
             free = 35000 * min(pressure.values()) // 1024
             nodedom = any(lo * T < t < hi * T for lo, hi in ((0.20, 0.30), (0.55, 0.65)))
+            # late in the second episode the node's dirty pages reach its limit and pass it
+            ndirty = (12000 + int(4000 * (t / T - 0.60) / 0.05) if t > 0.60 * T else 9000) if nodedom else 0
             emit(t, 0, 100, "balance_dirty_pages", bdi="254:0", limit=60000, setpoint=40000,
                  dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
                  dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
                  paused=paused, pause=pause, period=pause + 5, think=3,
-                 freerun=free, pos_ratio=pos, node_dirty=9000 if nodedom else 0,
+                 freerun=free, pos_ratio=pos, node_dirty=ndirty,
                  node_freerun=6000 if nodedom else 0, node_limit=12000 if nodedom else 0)
             if args.v2:
                 truth["pos_ratio"].append(pos / 1024)
                 truth["node_domain_calls"] += 1 if nodedom else 0
+                truth["node_dirty_at_limit_calls"] += 1 if nodedom and ndirty >= 12000 else 0
                 truth["freerun_min"] = free if truth["freerun_min"] is None else min(truth["freerun_min"], free)
             next_bdp = t + max(pause, 5) / 1000.0 * (1 + rnd.random()) / args.scale
             dirty += 300

@@ -20,7 +20,7 @@ struct throttle {
 	unsigned long dirty_ratelimit_samples;
 	double freerun_min, freerun_last;
 	unsigned long freerun_samples;
-	unsigned long node_domain_calls;
+	unsigned long node_domain_calls, node_dirty_at_limit_calls;
 	double node_dirty_over_limit_max;
 };
 
@@ -58,6 +58,9 @@ static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, d
 	if (!read_field(th->node_dirty, r, &dirty) && !read_field(th->node_limit, r, &limit) &&
 	    limit > 0) {
 		th->node_domain_calls++;
+		/* the node domain's pos_ratio is 0 there: the task waits max_pause */
+		if (dirty >= limit)
+			th->node_dirty_at_limit_calls++;
 		if ((double)dirty / (double)limit > th->node_dirty_over_limit_max)
 			th->node_dirty_over_limit_max = (double)dirty / (double)limit;
 	}
@@ -154,6 +157,8 @@ static void throttle_emit(void *analysis, json_object *metrics, double duration)
 		json_set(out, "node_domain_calls", json_number((double)th->node_domain_calls));
 		json_set(out, "node_dirty_over_limit_max",
 			 th->node_domain_calls ? json_number(th->node_dirty_over_limit_max) : NULL);
+		json_set(out, "node_dirty_at_limit_calls",
+			 json_number((double)th->node_dirty_at_limit_calls));
 	} else {
 		unmeasurable(metrics, "throttle.node_domain_calls",
 			     "balance_dirty_pages has no node_dirty/node_limit fields (kernel before series v2)");

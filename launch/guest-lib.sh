@@ -14,6 +14,7 @@
 #   wait_kswapd_idle NID [TIMEOUT]  wait until node NID's kswapd sleeps
 #   report NAME            the --report path for workload NAME
 #   node_dirty_kb NID      Dirty of node NID in kB
+#   node_writeback_kb NID  Writeback of node NID in kB
 #   meminfo_sample_start [SEC]  sample every node's Dirty and Writeback
 #                          (and /proc/meminfo's) every SEC (default 0.5):
 #                          $OUT/nodemem.tsv "t_s dirty_kb writeback_kb
@@ -201,6 +202,7 @@ disk_queue_record() {
 }
 
 node_dirty_kb() { sed -n 's/.* Dirty: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node$1/meminfo; }
+node_writeback_kb() { sed -n 's/.* Writeback: *\([0-9]*\) kB/\1/p' /sys/devices/system/node/node$1/meminfo; }
 
 # metric KEY VALUE lines -> one flat JSON object (last value of a key wins).
 write_metrics() {
