@@ -84,6 +84,10 @@ printf '%s\n' \
 "  [mixed/30-special] SKIP: bad$(printf '\377')utf: unmeasurable: r" \
 'mixed/30-special               1 passed   1 failed   1 xfail   1 unmeasurable  (Ns)' \
 'mixed/40-empty                 0 passed   0 failed   0 xfail   0 unmeasurable  (Ns)' \
+'Failed checks, as above:' \
+'  [mixed/10-kinds] FAIL: gamma: want 1, got 2' \
+'  [mixed/20-dies] FAIL: mixed/20-dies: exited 3 without naming a failed check' \
+"  [mixed/30-special] FAIL: amp&<lt>\"q\": msg & < > \" $(printf '\001') tab$(printf '\t')here # SKIP trap" \
 "2 expected failures (XFAIL, not counted as passed); 2 unmeasurable (SKIP: precondition not met, counted neither as passed nor as failed); full log: $tmp/m/test.log" \
 '3 passed, 3 failed' >"$tmp/m/out.want"
 cmp -s "$tmp/m/out.n" "$tmp/m/out.want" && pass run_stdout_format \
@@ -412,5 +416,20 @@ if grep -q '^p/1 .* 1 passed' "$tmp/p4.all" && grep -qx 'stage of two' "$tmp/p4.
 	pass run_progress_keeps_file_log
 else
 	bad run_progress_keeps_file_log "$(tr '\000' '@' <"$tmp/p4.all" | tr -s '@' | head -c 300 | tr '\n' '|')"
+fi
+# CI keeps only the end of a long log: the failures are named again just
+# above the summary line, with their test's name, whatever ran after them
+mkdir -p "$tmp/root5/p"
+printf '#!/bin/sh\necho "PASS: a1"\necho "FAIL: a2: wrong by 3"\nexit 1\n' >"$tmp/root5/p/1.t"
+printf '#!/bin/sh\ni=0; while [ $i -lt 50 ]; do echo "PASS: b$i"; i=$((i + 1)); done\necho "SKIP: b99: unmeasurable: precondition x not met"\n' >"$tmp/root5/p/2.t"
+printf '#!/bin/sh\necho "PASS: c1"\nexit 3\n' >"$tmp/root5/p/3.t"
+chmod +x "$tmp/root5/p/1.t" "$tmp/root5/p/2.t" "$tmp/root5/p/3.t"
+TEST_ROOT=$tmp/root5 TEST_LOG=$tmp/p5.log tests/run p >"$tmp/p5.out" 2>/dev/null; rc=$?
+if [ $rc -ne 0 ] && [ "$(tail -n 1 "$tmp/p5.out")" = "52 passed, 2 failed" ] &&
+   tail -n 5 "$tmp/p5.out" | grep -qx '  \[p/1\] FAIL: a2: wrong by 3' &&
+   tail -n 5 "$tmp/p5.out" | grep -qx '  \[p/3\] FAIL: p/3: exited 3 without naming a failed check'; then
+	pass run_repeats_failures_at_end
+else
+	bad run_repeats_failures_at_end "rc=$rc $(tail -n 6 "$tmp/p5.out" | tr '\n' '|')"
 fi
 exit $fail
