@@ -38,7 +38,7 @@
  * CLOCK_MONOTONIC interval dpfuzz measures around a write and a read.  A
  * write is stamped with the jiffies of that moment, and in a guest whose
  * timekeeping vCPU is late with its tick they lag the clocksource:
- * under TCG on a busy host 12 reads in one run were 1 to 68 steps above a
+ * under TCG on a busy host 12 reads in one run were 1 to 70 steps above a
  * band that allowed 20 ms.  A quarter second is 62 ticks at the lab's
  * HZ=250.
  */
