@@ -24,5 +24,9 @@ workload() {
 
 #CHECK# fs_mark_ok       guest.exit_fs_mark == 0
 #CHECK# made_files       guest.fs_mark_files_per_s > 0
-#CHECK# throttle_reached trace.balance_dirty_pages.calls > 0 if mode=global,node
-#CHECK# never_held_1s    trace.balance_dirty_pages.max_held_ms < 1000 if mode=global,node
+# The claim needs writers in balance_dirty_pages(): a precondition, not a
+# check of its own.  Whether fs_mark outruns the writeout floor depends on
+# the host (a TCG guest made 3,209 files/s against 3,182 pages/s written,
+# and never left the freerun region): unmet, the claim is unmeasurable
+# (SKIP), not passed.
+#CHECK# never_held_1s    trace.balance_dirty_pages.max_held_ms < 1000 if mode=global,node when trace.balance_dirty_pages.calls > 0
