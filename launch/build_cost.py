@@ -93,8 +93,10 @@ def main():
         die("--wall, --jobs and --top must be positive")
     objs = read_log(a.log)
     # kbuild's compiler probes (cc-option and friends) compile into .tmp_* directories
-    probes = [(ms, o) for ms, o in objs if o.startswith(".tmp_") or "/.tmp_" in o]
-    objs = [x for x in objs if x not in probes]
+    probes, built = [], []
+    for x in objs:
+        (probes if x[1].startswith(".tmp_") or "/.tmp_" in x[1] else built).append(x)
+    objs = built
     if not objs:
         die(f"{a.log}: only compiler probes were timed")
     total = sum(ms for ms, _ in objs)

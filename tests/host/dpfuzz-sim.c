@@ -65,6 +65,7 @@ static struct { int used, file, acc, snaplen; long pos; char snap[64]; } fds[MAX
 static struct { long base, cur; double stamp; } node[2];
 static int mode = 1, inited;
 static long recovery = 1;
+static double lag_s;	/* $DPSIM_LAG_MS, in seconds */
 static char dir[4096];
 static char bugs[256];
 
@@ -94,6 +95,7 @@ static double now(void)
 static void init(void)
 {
 	const char *d = getenv("DPSIM_DIR"), *b = getenv("DPSIM_BUGS");
+	const char *lag = getenv("DPSIM_LAG_MS");
 
 	if (inited)
 		return;
@@ -103,6 +105,7 @@ static void init(void)
 	real_write = dlsym(RTLD_NEXT, "write");
 	snprintf(dir, sizeof(dir), "%s", d ? d : "");
 	snprintf(bugs, sizeof(bugs), "%s", b ? b : "");
+	lag_s = lag ? atof(lag) / 1000.0 : 0.0;
 	for (int i = 0; i < 2; i++) {
 		node[i].base = node[i].cur = PMAX;
 		node[i].stamp = now();
@@ -147,10 +150,8 @@ static long global(void)
 
 static void set_node(int i, long v)
 {
-	const char *lag = getenv("DPSIM_LAG_MS");
-
 	node[i].base = node[i].cur = v;
-	node[i].stamp = now() - (lag ? atof(lag) / 1000.0 : 0.0);
+	node[i].stamp = now() - lag_s;
 }
 
 static int content(int f, char *out, size_t size)
