@@ -32,7 +32,7 @@ fd() {	# fd COMM-PID PRIO NEW
 	ev kswapd0-38 7 15 8 0		# significant partial batch (a quarter of a full one): its fast-down
 	ev kswapd0-38 6 32 8 8		# significant by nr_dirty, all under writeback
 	ev dd-1234 12 32 8 0		# direct reclaim, significant at priority 12
-	ev kswapd0-38 7 16 4 0		# minor: a quarter of a partial batch, not of a full one (patch 10's first rule)
+	ev kswapd0-38 7 16 4 0		# minor: a quarter of a partial batch, not of a full one (the batch rule's first form)
 	ev kswapd1-39 7 32 32 0 1	# node 1: not counted (the instance filters nid 0 too)
 } >"$tmp/good.trace"
 awk "$BATCH_AWK" "$tmp/good.trace" >"$tmp/good.m" 2>"$tmp/good.err"

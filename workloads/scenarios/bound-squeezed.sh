@@ -48,9 +48,9 @@ workload() {
 #CHECK# dirtier_complete        guest.exit_dirtier == 0
 #CHECK# squeezed_while_writing  guest.squeezed_at_a_third == 1
 #CHECK# node_domain_throttled   trace.throttle.node_domain_calls > 100
-# With the node limit taken from the current share (series before patch 21),
+# With the node limit taken from the current share (v2 before patch 7 took its law),
 # node_dirty reached 1.45 and 1.62 of node_limit and 17 and 19 calls found the
-# writer at or over it (two runs, TCG, 2026-12-06); with patch 21 at most 0.998
+# writer at or over it (two runs, TCG, 2026-12-06); with the law at most 0.998
 # and 0 calls (three runs).  A call may still find the node a little over its
 # limit when dirty pages grew between two 200 ms updates: hence 3 and 1.05.
 #CHECK# node_limit_above_dirty  trace.throttle.node_dirty_over_limit_max < 1.05

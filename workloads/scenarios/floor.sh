@@ -5,7 +5,7 @@
 # writer's balance_dirty_pages(), from the flusher's background check and
 # from /proc/vmstat readers alike.
 #
-# Series v2 up to patch 13 took the floor from the caller's wb
+# Before v2's patch 8 the floor was the caller's wb
 # (wb->avg_write_bandwidth): a caller without a wb (/proc/vmstat's
 # thresholds, writeback_set_ratelimit()) got a floor of one page, and a new
 # cgroup wb brought its 100 MB/s starting estimate whatever its device did.

@@ -26,7 +26,7 @@
 # in modes global and node; mode off tracks the pressure all the same (it
 # only leaves the limits unscaled), so there it must stay 1024.
 #
-# History: with patch 10's first rule (a quarter of the batch, whatever its
+# History: with the batch rule's first form (a quarter of the batch, whatever its
 # size) the claim was false (2026-12-05, 2node-asym one run per mode,
 # 3node-tiered modes global and node): reclaim met the trickle's dirty
 # folios in 0.10-0.22% of the folios it scanned, yet in 4 of the 5 runs
@@ -37,7 +37,7 @@
 # batch of 16.  And kswapd reclaims nodes of this size at priority 5-9
 # (median 5-6): balance_pgdat() lowers the priority until one pass scans
 # the high watermarks' worth, so a quarter batch lowered to
-# 1024 >> (13 - priority).  Patch 10 now holds a partial batch to a
+# 1024 >> (13 - priority).  Patch 2 now holds a partial batch to a
 # quarter of a full one (8 dirty folios).
 CLAIM="a trickle of dirty pages in mostly clean page cache under steady kswapd reclaim does not collapse the limits: pressure >= 512 (1024 in mode off)"
 TOPOLOGIES="2node-asym 3node-tiered"
@@ -195,7 +195,7 @@ workload() {
 #CHECK# started_unpressured    guest.pressure_at_start == 1024
 #CHECK# pressure_sampled       guest.pressure_samples >= 20
 #CHECK# reclaim_trace_whole    guest.reclaim_trace_overrun == 0
-# The gate itself (patch 10), in every mode (the pressure is tracked in mode
+# The gate itself (patch 2), in every mode (the pressure is tracked in mode
 # off too): every fast-down on node 0 came from a significant batch by the
 # event's own count, none from a batch with fewer dirty folios.
 #CHECK# gate_significant_only  guest.node0_fast_downs_minor_batch == 0 when guest.reclaim_trace_overrun == 0
@@ -208,7 +208,7 @@ workload() {
 # rule (a trickle at the scale reclaim sees it: a reader stalled by the
 # host can leave several writes adjacent on the LRU, and 8 dirty folios in
 # a batch lower by design), does not collapse the limits: >= 512 in modes
-# global and node, 1024 in mode off.  Under patch 10's first rule the
+# global and node, 1024 in mode off.  Under the rule's first form the
 # partial batches a quarter dirty counted as minor here and lowered node 0
 # to 8..64, so these checks failed then.  In mode node the effective
 # pressure is the average weighted by dirtyable memory (node 0 is a quarter
