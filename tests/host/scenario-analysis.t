@@ -106,4 +106,32 @@ cmp_run off "$tmp/off.tsv" >"$tmp/off.m"
 [ "$(m doc_bg_mismatch "$tmp/off.m")" = 1 ] && [ "$(m max_diff_bg "$tmp/off.m")" = 12800 ] \
 	&& pass vmstat_cpuset_off_unscaled || bad vmstat_cpuset_off_unscaled "$(tr '\n' ' ' <"$tmp/off.m")"
 
+
+# --- bandwidth-20m ---------------------------------------------------------
+# The estimate against the device's measured rate, on a starved host: the
+# full matrix of 2026-12-06 (two guests on two cores) had the device at 0.92
+# of its throttle and the smoothed estimate 1.114 of the device (1.03 of the
+# throttle): the estimator lagging a host-made slowdown, not overshooting
+# the device.  That is unmeasurable there; on a host that lets the device
+# reach its throttle the same ratio still fails.
+bw20() {	# bw20 DEVICE_TO_THROTTLE ESTIMATE_TO_DEVICE: "name=status ..."
+	$py - "$1" "$2" <<'PY'
+import sys; sys.path.insert(0, "launch")
+import collect, scenario
+sc = scenario.load("workloads/scenarios/bandwidth-20m.sh")
+dev, est = float(sys.argv[1]), float(sys.argv[2])
+m = {"disk": {"estimate_to_throttle": 1.0287, "device_to_throttle": dev},
+     "trace": {"balance_dirty_pages": {"calls": 1659}, "counts": {"writeback_written": 65},
+               "bandwidth": {"device_span_s": 39.4, "estimate_to_device": est, "converge_time_s": 8.0}}}
+r = collect.evaluate([c for c in sc["checks"] if c["name"].startswith("estimate_near_device")], m,
+                     {"mode": "off", "kernel": "patched"})
+print(" ".join(f"{c['name']}={c['status']}" for c in r))
+PY
+}
+got=$(bw20 0.9235 1.11397)
+[ "$got" = 'estimate_near_device_low=pass estimate_near_device_high=unmeasurable' ] \
+	&& pass bandwidth_20m_starved_host_unmeasured || bad bandwidth_20m_starved_host_unmeasured "$got"
+got=$(bw20 0.99 1.15)
+[ "$got" = 'estimate_near_device_low=pass estimate_near_device_high=fail' ] \
+	&& pass bandwidth_20m_overshoot_fails || bad bandwidth_20m_overshoot_fails "$got"
 exit $fail
