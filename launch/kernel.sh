@@ -29,6 +29,11 @@
 # is printed on failure.  A lock per kernel (build/<kernel>/.lock) serializes
 # builds of the same kernel.
 set -euo pipefail
+case ${1:-} in -h|--help)
+	echo "usage: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only] | --variants"
+	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
+	exit 0;;
+esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/launch/lib.sh"

@@ -6,6 +6,11 @@
 # The session is written afresh by build/bin/dpsession into a temporary file (the run's own
 # OUT/session.json, written when the run was collected, may predate the node rows or name the
 # trace where it used to be); without dpsession, OUT/session.json is used as it is.
+case ${1:-} in -h|--help)
+	echo "usage: launch/view.sh OUT"
+	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
+	exit 0;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: launch/view.sh OUT}
 [ -f "$out/trace.dat" ] || { echo "view: no $out/trace.dat (run 'make run' first)" >&2; exit 2; }

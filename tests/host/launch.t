@@ -839,4 +839,20 @@ if [ $rc -eq 0 ] && [ "$(tail -1 <<<"$out")" = "1 passed, 0 failed" ] &&
 else
 	bad tests_run_counts_skip "rc=$rc $(tr '\n' '|' <<<"$out")"
 fi
+# scenarios-doc.py: --help prints its usage and writes nothing; a results
+# directory that does not exist is one line and exit 2, not a document of
+# "(not run yet)" over the real one.
+out=$($py launch/scenarios-doc.py --help 2>&1); rc=$?
+[ $rc -eq 0 ] && printf '%s' "$out" | grep -q '^usage: scenarios-doc.py' && ! printf '%s' "$out" | grep -q 'wrote' \
+	&& pass scenarios_doc_help || bad scenarios_doc_help "rc=$rc $out"
+out=$($py launch/scenarios-doc.py "$tmp/no-such-results" "$tmp/sd.md" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [ ! -e "$tmp/sd.md" ] \
+	&& pass scenarios_doc_bad_results || bad scenarios_doc_bad_results "rc=$rc $out"
+# every launch/ program a user runs answers --help (exit 0, its usage, and
+# nothing built, booted or written)
+for prog in kernel.sh kunit.sh view.sh; do
+	out=$(launch/$prog --help 2>&1); rc=$?
+	[ $rc -eq 0 ] && printf '%s' "$out" | grep -qi 'usage' \
+		&& pass "help.$prog" || bad "help.$prog" "rc=$rc $(printf '%s' "$out" | head -2 | tr '\n' '|')"
+done
 exit $fail
