@@ -1,6 +1,7 @@
 #!/bin/bash
-# Build the guest kernel: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only]
-#                         launch/kernel.sh --variants   (print the variants, one line)
+# Build the guest kernel.
+# Usage: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only]
+#        launch/kernel.sh --variants   (print the variants, one line)
 #
 #   build/<kernel>/linux/         source: linux-source-6.1 as a git repo whose
 #                                 first commit is the pristine tarball, with
@@ -29,11 +30,7 @@
 # is printed on failure.  A lock per kernel (build/<kernel>/.lock) serializes
 # builds of the same kernel.
 set -euo pipefail
-case ${1:-} in -h|--help)
-	echo "usage: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only] | --variants"
-	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
-	exit 0;;
-esac
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/launch/lib.sh"

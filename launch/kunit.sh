@@ -8,13 +8,9 @@
 # even when every case passed.  QEMU's accelerator is
 # ACCEL's (auto, kvm, tcg; default auto: launch/accel.py), said in one line on
 # stderr; a bad value, or kvm where it does not run a guest, exits 2.
-#   launch/kunit.sh [VARIANT] [--tap]
+# Usage: launch/kunit.sh [VARIANT] [--tap]
 set -uo pipefail
-case ${1:-} in -h|--help)
-	echo "usage: launch/kunit.sh [VARIANT] [--tap]"
-	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
-	exit 0;;
-esac
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=lab tap=0
 for a in "$@"; do case $a in --tap) tap=1;; lab|debug|kcsan) variant=$a;; *) echo "kunit.sh: unknown argument '$a'" >&2; exit 2;; esac; done

@@ -2,15 +2,11 @@
 # Open a run's trace in KernelShark, with a session and the dirty-pressure plugin when they
 # exist: CPU rows, then one row per memory node with that node's pressure.  Needs a display
 # ($DISPLAY); under CI use xvfb-run.
-#   launch/view.sh OUT
+# Usage: launch/view.sh OUT
 # The session is written afresh by build/bin/dpsession into a temporary file (the run's own
 # OUT/session.json, written when the run was collected, may predate the node rows or name the
 # trace where it used to be); without dpsession, OUT/session.json is used as it is.
-case ${1:-} in -h|--help)
-	echo "usage: launch/view.sh OUT"
-	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
-	exit 0;;
-esac
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: launch/view.sh OUT}
 [ -f "$out/trace.dat" ] || { echo "view: no $out/trace.dat (run 'make run' first)" >&2; exit 2; }
