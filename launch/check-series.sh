@@ -19,6 +19,8 @@
 #                         after each patch in turn (each must build alone)
 #                 W=1     the same objects with W=1, series vs pristine:
 #                         no new warnings
+#                 statics no new .data/.bss object of 4 KiB or more in
+#                         them (an array sized by MAX_NUMNODES)
 #                 numa-off, debugfs-off, memcg-off, lru-gen-off
 #                         the lab config with that option disabled
 #                 i386    i386 defconfig + DEBUG_FS, KUNIT, the suite
@@ -258,6 +260,19 @@ build() {
 	kmake "$arch" "$obj" "$@" $(objs "$obj") >"$logs/build-$name.log" 2>&1
 }
 
+# big_statics objdir: "object symbol bytes" for each static (.data or
+# .bss) object of 4 KiB or more in the objects built there.  The lab config
+# has NODES_SHIFT=10 as Debian does, so an array per possible node id
+# (MAX_NUMNODES) of even 4 bytes shows here.
+big_statics() {
+	local obj=$1 o
+	for o in $(objs "$obj"); do
+		[ -f "$obj/$o" ] || continue
+		nm -S -t d "$obj/$o" | awk -v o="$o" \
+			'NF == 4 && $3 ~ /^[bBdD]$/ && $2 + 0 >= 4096 { print o, $4, $2 + 0 }'
+	done | sort
+}
+
 # warnings from a build log, without line/column numbers, one per line
 warnings() {
 	grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$1" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort
@@ -306,6 +321,7 @@ to_pristine
 if configure lab x86_64; then
 	build lab@w1-pristine x86_64 W=1 || true
 	warnings "$logs/build-lab@w1-pristine.log" >"$logs/w1-pristine.txt"
+	big_statics "$work/obj-lab" >"$logs/statics-pristine.txt"
 	i=0
 	for p in "${patches[@]}"; do
 		i=$((i + 1))
@@ -331,6 +347,14 @@ if configure lab x86_64; then
 		fi
 	else
 		fail "build: W=1" "$(why "$logs/build-lab@w1.log")"
+	fi
+	# what a machine pays for the series whatever its node count
+	big_statics "$work/obj-lab" >"$logs/statics-series.txt"
+	new=$(comm -13 "$logs/statics-pristine.txt" "$logs/statics-series.txt")
+	if [ -z "$new" ]; then
+		pass "build: no new static object of 4 KiB or more (NODES_SHIFT=$(sed -n 's/^CONFIG_NODES_SHIFT=//p' "$work/obj-lab/.config"))"
+	else
+		fail "build: static data" "$(echo "$new" | wc -l) new static object(s) of 4 KiB or more, first: $(echo "$new" | head -1) bytes"
 	fi
 else
 	fail "build: lab config" "configuration failed: $(why "$logs/config-lab.log")"
