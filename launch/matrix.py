@@ -208,6 +208,25 @@ def smoke_cells(scens, topos, modes, lrus, kernels, variant, topologies):
     return cells
 
 
+def neighbour_order(items, r):
+    """@items reordered for repeat @r so that, taken two by two (two guests
+    at a time), each item shares the host with every other once per
+    len(items) - 1 repeats: round r of the circle method's round-robin (up to
+    four items, r1 keeps the given order).  With JOBS=1 the order changes
+    nothing."""
+    seq = list(items) + ([None] if len(items) % 2 else [])
+    k = len(seq)
+    if k <= 2:
+        return list(items)
+    j = r % (k - 1)
+    circle = [seq[0]] + seq[1 + j:] + seq[1:1 + j]
+    out, alone = [], []
+    for i in range(k // 2):
+        pair = [x for x in (circle[i], circle[k - 1 - i]) if x is not None]
+        (out if len(pair) == 2 else alone).extend(pair)
+    return out + alone    # an odd item out runs last, beside the next repeat
+
+
 def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
     """Each scenario on its first topology (or on its BENCH_TOPOLOGIES, or on
     every one of --topos), every mode plus stock, repeated."""
@@ -217,11 +236,15 @@ def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
             # Repeats interleave the modes and topologies (r1 of each, then
             # r2...), so slow drift of a shared machine spreads over all
             # modes alike, and over the topologies a ratio is compared across.
+            # Within a repeat the kernels and modes rotate neighbours
+            # (neighbour_order), so that two guests at a time do not pair the
+            # same cells in every repeat.
             for r in range(1, repeats + 1):
                 for t in topos or info["bench_topos"]:
-                    for k in kernels:
-                        for m in (["off"] if k == "stock" else modes or info["modes"]):
-                            cells.append(cell(t, s, m, k, lru, variant, r))
+                    combos = [(k, m) for k in kernels
+                              for m in (["off"] if k == "stock" else modes or info["modes"])]
+                    for k, m in neighbour_order(combos, r):
+                        cells.append(cell(t, s, m, k, lru, variant, r))
     return cells
 
 

@@ -43,6 +43,28 @@ out=$(m --bench --scenarios alpha --repeats 3 --list)
 [ "$(wc -l <<<"$out")" -eq 9 ] && grep -qx 'uma-alpha-off-stock-r3' <<<"$out" && ! grep -q 2node-asym <<<"$out" \
 	&& pass enum_bench_repeats || bad enum_bench_repeats "$out"
 
+# Two guests at a time (JOBS=2) run a bench's cells in list order, two by
+# two: over k-1 repeats of k cells each cell must share the host with every
+# other once, so no mode always has the same neighbour (off beside global
+# and stock beside node in every repeat confounded stock against off).
+out=$(m --bench --scenarios alpha --topos uma --modes off,global,node --kernels patched,stock --repeats 3 --list)
+pairs=$($py - "$out" <<'PY'
+import sys, collections
+names = sys.argv[1].split()
+by_rep = collections.defaultdict(list)
+for n in names:
+    stem, rep = n.rsplit("-r", 1)
+    by_rep[rep].append(stem.replace("uma-alpha-", ""))
+seen = collections.Counter()
+for rep, cells in sorted(by_rep.items()):
+    for i in range(0, len(cells) - 1, 2):
+        seen[tuple(sorted(cells[i:i + 2]))] += 1
+print(len(seen), sorted(seen.values()), by_rep["1"])
+PY
+)
+[ "$pairs" = "6 [1, 1, 1, 1, 1, 1] ['off-patched', 'global-patched', 'node-patched', 'off-stock']" ] \
+	&& pass enum_bench_neighbours_rotate || bad enum_bench_neighbours_rotate "$pairs"
+
 # A scenario's BENCH_TOPOLOGIES: the bench runs it on each, repeats
 # interleaved across them; --topos replaces them (every one it lists).
 cat >"$tmp/sc/delta.sh" <<'S'
