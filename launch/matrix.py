@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The topology matrix: scenarios x topologies x modes x LRU x kernel, one
-run.py per cell, each in results/<matrix>/<topo>-<scenario>-<mode>-<kernel>[-mglru][-rN].
+"""The topology matrix: scenarios x topologies x modes x LRU x kernel x kernel
+version, one run.py per cell, each in
+results/<matrix>/<topo>-<scenario>-<mode>-<kernel>[-k<version>][-mglru][-rN].
 
   matrix.py [--topos a,b] [--scenarios x,y] [--modes off,global,node]
-            [--lru classic,mglru] [--kernels patched,stock] [--jobs N]
+            [--lru classic,mglru] [--kernels patched,stock] [--kvers 6.1,6.12] [--jobs N]
             [--matrix NAME] [--rerun] [--smoke | --bench [--repeats N]]
             [--cell-timeout SEC] [--cells a,b] [--list [--format text|json|gitlab]]
             [--engine local|slurm [--partition P] [--account A] [--time-limit MIN]]
@@ -13,6 +14,13 @@ Cells: each selected scenario on the topologies it names (TOPOLOGIES=, all
 shipped ones when unset; --topos replaces it) in its modes (MODES=, all three
 when unset; --modes replaces it).  The stock kernel has no dirty_pressure=, so
 it runs once per topology/scenario/LRU, as mode off: the reference cell.
+
+--kvers (make ... KVERS=6.1,6.12): every cell on each kernel version, each
+built from Debian's linux-source-<version> (dplab.contract.kver_ksrc): a
+6.1 cell runs as before, under its old name; a 6.12 cell runs with
+KSRC=/usr/src/linux-source-6.12.tar.xz and its name says -k6.12.  Default:
+6.1 alone, or, with KSRC= (or the Makefile's KVER=) set, that source, under
+6.1's names; --kvers does not go with KSRC.
 
 --smoke: every topology and every scenario at least once, modes rotated
 across the cells, LRU (default classic,mglru) across the smoke scenario's.  --bench: each scenario on its first topology, every
@@ -61,7 +69,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as scn  # noqa: E402
 import slurm_engine  # noqa: E402
 from dplab.checks import PASSING_VERDICTS, failing_names, skipped, test_line, verdict_of  # noqa: E402
-from dplab.contract import KERNELS, LRUS, MODES, TOP, kernel_obj_dir  # noqa: E402
+from dplab.contract import (DEFAULT_KVER, KERNELS, KVERS, LRUS, MODES, TOP, ContractError,  # noqa: E402
+                            kernel_obj_dir, kver_ksrc)
 from dplab.files import read_json  # noqa: E402
 from dplab.records import Cell  # noqa: E402
 
@@ -138,23 +147,38 @@ def load_scenarios(sdir, names, topologies):
     return out
 
 
-def cell(topo, scen, mode, kernel, lru, variant="lab", repeat=None):
-    """A cell as the rest of this file passes it around: records.Cell's dict."""
-    return Cell.new(topo, scen, mode, kernel, lru, variant, repeat).to_dict()
+def cell(topo, scen, mode, kernel, lru, variant="lab", repeat=None, kver=DEFAULT_KVER):
+    """A cell as the rest of this file passes it around: records.Cell's dict
+    (without "kver" for the default version, 6.1)."""
+    return Cell.new(topo, scen, mode, kernel, lru, variant, repeat, kver).to_dict()
 
 
-def full_cells(scens, topos, modes, lrus, kernels, variant):
+def cell_kver(c):
+    return c.get("kver") or DEFAULT_KVER
+
+
+def full_cells(scens, topos, modes, lrus, kernels, variant, kvers=(DEFAULT_KVER,)):
     cells = []
     for s, info in scens.items():
         for t in topos or info["topos"]:
             for lru in lrus:
-                for k in kernels:
-                    for m in (["off"] if k == "stock" else modes or info["modes"]):
-                        cells.append(cell(t, s, m, k, lru, variant))
+                for kv in kvers:
+                    for k in kernels:
+                        for m in (["off"] if k == "stock" else modes or info["modes"]):
+                            cells.append(cell(t, s, m, k, lru, variant, kver=kv))
     return cells
 
 
-def smoke_cells(scens, topos, modes, lrus, kernels, variant, topologies):
+def smoke_cells(scens, topos, modes, lrus, kernels, variant, topologies, kvers=(DEFAULT_KVER,)):
+    """Every topology and every scenario at least once, on each kernel
+    version: the cut (smoke_cut), then the same cells on the next version."""
+    cut = smoke_cut(scens, topos, modes, lrus, kernels, variant, topologies)
+    return [dict(c) if kv == DEFAULT_KVER else
+            cell(c["topology"], c["scenario"], c["mode"], c["kernel"], c["lru"], c["variant"], c["repeat"], kv)
+            for kv in kvers for c in cut]
+
+
+def smoke_cut(scens, topos, modes, lrus, kernels, variant, topologies):
     """Every topology and every scenario at least once.  Each scenario runs on
     the first topology it names that no earlier cell has covered; topologies
     left over run the smoke scenario (or the first scenario naming them).
@@ -227,24 +251,25 @@ def neighbour_order(items, r):
     return out + alone    # an odd item out runs last, beside the next repeat
 
 
-def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats):
+def bench_cells(scens, topos, modes, lrus, kernels, variant, repeats, kvers=(DEFAULT_KVER,)):
     """Each scenario on its first topology (or on its BENCH_TOPOLOGIES, or on
-    every one of --topos), every mode plus stock, repeated."""
+    every one of --topos), every mode plus stock on each kernel version,
+    repeated."""
     cells = []
     for s, info in scens.items():
         for lru in lrus:
             # Repeats interleave the modes and topologies (r1 of each, then
             # r2...), so slow drift of a shared machine spreads over all
             # modes alike, and over the topologies a ratio is compared across.
-            # Within a repeat the kernels and modes rotate neighbours
-            # (neighbour_order), so that two guests at a time do not pair the
-            # same cells in every repeat.
+            # Within a repeat the kernel versions, kernels and modes rotate
+            # neighbours (neighbour_order), so that two guests at a time do
+            # not pair the same cells in every repeat.
             for r in range(1, repeats + 1):
                 for t in topos or info["bench_topos"]:
-                    combos = [(k, m) for k in kernels
+                    combos = [(kv, k, m) for kv in kvers for k in kernels
                               for m in (["off"] if k == "stock" else modes or info["modes"])]
-                    for k, m in neighbour_order(combos, r):
-                        cells.append(cell(t, s, m, k, lru, variant, r))
+                    for kv, k, m in neighbour_order(combos, r):
+                        cells.append(cell(t, s, m, k, lru, variant, r, kv))
     return cells
 
 
@@ -344,7 +369,7 @@ class Runner:
         t0 = time.monotonic()
         # A session of its own: on timeout the whole group (run.py, QEMU) goes.
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True, cwd=TOP)
+                             start_new_session=True, cwd=TOP, env=cell_env(c))
         with self.lock:
             self.procs[p.pid] = p
         if self.stopping:
@@ -396,12 +421,21 @@ class Runner:
                 kill_group(p)
 
 
+def cell_env(c):
+    """The environment a cell runs in: the matrix's, with KSRC set to its
+    version's source when that is not the default (6.1 cells keep whatever
+    KSRC the matrix has: --kvers refuses one, so with versions it has none)."""
+    ksrc = kver_ksrc(cell_kver(c))
+    return dict(os.environ, KSRC=ksrc) if ksrc else dict(os.environ)
+
+
 def kernel_stamp(c):
     """Which bzImage a cell ran (size and mtime): the report warns when a matrix mixes builds."""
-    img = os.path.join(kernel_obj_dir(c["kernel"], c["variant"]), "arch/x86/boot/bzImage")
     try:
+        img = os.path.join(kernel_obj_dir(c["kernel"], c["variant"], cell_env(c).get("KSRC", "")),
+                           "arch/x86/boot/bzImage")
         st = os.stat(img)
-    except OSError:
+    except (OSError, ContractError):
         return None
     return f"{st.st_size}@{int(st.st_mtime)}"
 
@@ -433,6 +467,7 @@ def parse_args(argv):
     ap.add_argument("--modes")
     ap.add_argument("--lru")
     ap.add_argument("--kernels")
+    ap.add_argument("--kvers", help="kernel versions, commas (default 6.1)")
     ap.add_argument("--variant", default="lab")
     ap.add_argument("--jobs", default="1")
     ap.add_argument("--matrix")
@@ -488,6 +523,13 @@ def plan(a):
     lrus = split_list(a.lru, "LRU", LRUS) if a.lru else (list(LRUS) if a.smoke else ["classic"])
     kernels = split_list(a.kernels, "kernel", KERNELS) if a.kernels else \
         (list(KERNELS) if a.bench else ["patched"])
+    kvers = split_list(a.kvers, "kernel version", KVERS) if a.kvers else [DEFAULT_KVER]
+    if a.kvers and os.environ.get("KSRC"):
+        raise BadInput(f"KVERS picks each version's Debian source: not with KSRC={os.environ['KSRC']} "
+                       "(nor KVER=); leave one out")
+    if len(kvers) > 1 and os.environ.get("SERIES"):
+        raise BadInput(f"SERIES={os.environ['SERIES']} is one series: KVERS names {len(kvers)} versions, "
+                       "each takes its own (patches/series, patches/<version>/series)")
     names = split_list(a.scenarios, "scenario") if a.scenarios else None
     if names is None and a.bench:
         # The scenarios that make the bench's claims (issue 4), those that exist.
@@ -497,11 +539,11 @@ def plan(a):
     if not scens:
         raise BadInput(f"no scenarios in {sdir}")
     if a.smoke:
-        cells = smoke_cells(scens, topos, modes, lrus, kernels, a.variant, topologies)
+        cells = smoke_cells(scens, topos, modes, lrus, kernels, a.variant, topologies, kvers)
     elif a.bench:
-        cells = bench_cells(scens, topos, modes, lrus, kernels, a.variant, a.repeats)
+        cells = bench_cells(scens, topos, modes, lrus, kernels, a.variant, a.repeats, kvers)
     else:
-        cells = full_cells(scens, topos, modes, lrus, kernels, a.variant)
+        cells = full_cells(scens, topos, modes, lrus, kernels, a.variant, kvers)
     if a.cells:
         by_name = {c["name"]: c for c in cells}
         wanted = split_list(a.cells, "cell")
@@ -538,7 +580,7 @@ def make_selection(a):
     target = "matrix-smoke" if a.smoke else "bench" if a.bench else "matrix"
     args = [target]
     for var, val in (("TOPOS", a.topos), ("SCENARIOS", a.scenarios), ("MODES", a.modes),
-                     ("LRU", a.lru), ("KERNELS", a.kernels), ("MATRIX", a.matrix)):
+                     ("LRU", a.lru), ("KERNELS", a.kernels), ("KVERS", a.kvers), ("MATRIX", a.matrix)):
         if val:
             args.append(f"{var}={val}")
     if a.bench:

@@ -18,6 +18,11 @@ KERNELS = ("patched", "stock")
 LRUS = ("classic", "mglru")
 # the build everyone runs; other variants (debug, kcsan) are kernel.sh's
 DEFAULT_VARIANT = "lab"
+# The kernel versions a matrix runs (KVERS=), each from Debian's
+# linux-source-<version>: 6.1, the series' base, is the lab's default
+# source (no KSRC); another is KSRC=<its tarball> (the Makefile's KVER=).
+KVERS = ("6.1", "6.12")
+DEFAULT_KVER = "6.1"
 # The sides of a comparison, in the order report tables show them, as
 # (kernel, mode, label): each mode of the series, then the stock kernel,
 # which has no dirty_pressure= and so runs once, as mode off.
@@ -42,14 +47,31 @@ def variants():
     return r.stdout.split()
 
 
-# ---- the cell name ----------------------------------------------------------
-# <topo>-<scenario>-<mode>-<kernel>[-<variant>][-mglru][-rN]: run.py's default
-# OUT under results/, matrix.py's cell directory, and the name a CI job is
-# given (CELLS=).  The lab variant and the classic LRU are left out, so the
-# common cell keeps its short name.
+def kver_ksrc(kver):
+    """The KSRC that builds a kernel version: None for the default (Debian's
+    6.1, the lab's own source), else the tarball of Debian's
+    linux-source-<version> (the Makefile's KVER=, make deps installs it)."""
+    return None if kver == DEFAULT_KVER else f"/usr/src/linux-source-{kver}.tar.xz"
 
-def cell_name(topology, scenario, mode, kernel, variant=DEFAULT_VARIANT, lru="classic", repeat=None):
+
+def kver_of(version):
+    """A kernel's major.minor from its version (6.12.118 -> 6.12); None
+    when it does not start with two numbers."""
+    m = re.match(r"(\d+)\.(\d+)(?!\d)", str(version or ""))
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+# ---- the cell name ----------------------------------------------------------
+# <topo>-<scenario>-<mode>-<kernel>[-k<kver>][-<variant>][-mglru][-rN]: run.py's
+# default OUT under results/, matrix.py's cell directory, and the name a CI
+# job is given (CELLS=).  The default kernel version (6.1), the lab variant
+# and the classic LRU are left out, so the common cell keeps its short name.
+
+def cell_name(topology, scenario, mode, kernel, variant=DEFAULT_VARIANT, lru="classic", repeat=None,
+              kver=DEFAULT_KVER):
     name = f"{topology}-{scenario}-{mode}-{kernel}"
+    if kver not in (None, DEFAULT_KVER):
+        name += f"-k{kver}"
     if variant != DEFAULT_VARIANT:
         name += f"-{variant}"
     if lru == "mglru":
@@ -59,8 +81,10 @@ def cell_name(topology, scenario, mode, kernel, variant=DEFAULT_VARIANT, lru="cl
     return name
 
 
-_CELL = re.compile(r"(?P<head>.+)-(?P<mode>%s)-(?P<kernel>%s)(?:-(?P<variant>[a-z0-9]+?))??"
-                   r"(?P<mglru>-mglru)?(?:-r(?P<repeat>\d+))?" % ("|".join(MODES), "|".join(KERNELS)))
+_CELL = re.compile(r"(?P<head>.+)-(?P<mode>%s)-(?P<kernel>%s)(?:-k(?P<kver>%s))?(?:-(?P<variant>[a-z0-9]+?))??"
+                   r"(?P<mglru>-mglru)?(?:-r(?P<repeat>\d+))?" % (
+                       "|".join(MODES), "|".join(KERNELS),
+                       "|".join(re.escape(v) for v in KVERS if v != DEFAULT_KVER)))
 
 
 def parse_cell_name(name, topologies):
@@ -77,32 +101,35 @@ def parse_cell_name(name, topologies):
     return {"topology": topo, "scenario": head[len(topo) + 1:], "mode": m.group("mode"),
             "kernel": m.group("kernel"), "variant": m.group("variant") or DEFAULT_VARIANT,
             "lru": "mglru" if m.group("mglru") else "classic",
-            "repeat": int(m.group("repeat")) if m.group("repeat") else None}
+            "repeat": int(m.group("repeat")) if m.group("repeat") else None,
+            "kver": m.group("kver") or DEFAULT_KVER}
 
 
 # ---- where a kernel is built ------------------------------------------------
 # The shell's copy is launch/lib.sh kernel_obj_dir (kernel.sh, kunit.sh);
 # tests/host/kernel-lib.t holds the two equal.
 
-def kernel_root():
+def kernel_root(ksrc=None):
     """Where the kernels of the current source are built: build/ for
     Debian's 6.1, build/ksrc/<name>-<hash> for KSRC=PATH (the user's tree
     or tarball).  The KSRC rule is launch/lib.sh's kernel_root, asked here
-    rather than written twice."""
-    if not os.environ.get("KSRC"):
+    rather than written twice.  ksrc: that source instead of the
+    environment's KSRC ("" for Debian's 6.1)."""
+    ksrc = os.environ.get("KSRC", "") if ksrc is None else ksrc
+    if not ksrc:
         return os.path.join(TOP, "build")
     r = subprocess.run(["bash", "-c", '. "$1/launch/lib.sh" && kernel_root "$1"', "kernel_root", TOP],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=dict(os.environ, KSRC=ksrc))
     if r.returncode != 0 or not r.stdout.strip():
         raise ContractError((r.stderr.strip().splitlines() or ["cannot place KSRC's build"])[-1])
     return r.stdout.strip()
 
 
-def kernel_obj_dir(kernel, variant):
+def kernel_obj_dir(kernel, variant, ksrc=None):
     """<root>/KERNEL/obj (VARIANT lab) or <root>/KERNEL/obj-VARIANT, <root>
-    being kernel_root()'s."""
+    being kernel_root(ksrc)'s."""
     obj = "obj" + ("" if variant in (None, DEFAULT_VARIANT) else f"-{variant}")
-    return os.path.join(kernel_root(), kernel or "patched", obj)
+    return os.path.join(kernel_root(ksrc), kernel or "patched", obj)
 
 
 def kernel_image(kernel, variant):

@@ -15,7 +15,8 @@ only sometimes: baseline_of, a check's reason and precondition).
   Check        one entry of result.json "checks"
   Result       result.json
   Cell         a matrix cell (matrix.py --list --format json's rows) and
-               its cell.json, which adds the run's status to it
+               its cell.json, which adds the run's status to it; kver only
+               for a version other than the default 6.1
 
 The parsers and collect.py keep building plain dicts (every front end reads
 them by key); these records are for code that wants fields and types, and
@@ -184,11 +185,17 @@ class Cell(_Record):
     lru: str
     variant: str
     repeat: Optional[int]
+    # the kernel version (KVERS=): ABSENT for the default, 6.1, as in the
+    # cell's name, so a 6.1 cell's record is what it was before versions
+    kver: Any = _opt()
     # cell.json adds status, reason, rc, elapsed_s, finished, kernel_image,
     # engine[, slurm]; --list --format json adds out and make
     extra: dict = field(default_factory=dict)
 
     @classmethod
-    def new(cls, topology, scenario, mode, kernel, lru, variant=contract.DEFAULT_VARIANT, repeat=None):
-        return cls(contract.cell_name(topology, scenario, mode, kernel, variant, lru, repeat),
-                   topology, scenario, mode, kernel, lru, variant, repeat)
+    def new(cls, topology, scenario, mode, kernel, lru, variant=contract.DEFAULT_VARIANT, repeat=None,
+            kver=contract.DEFAULT_KVER):
+        kver = contract.DEFAULT_KVER if kver in (None, ABSENT) else kver
+        return cls(contract.cell_name(topology, scenario, mode, kernel, variant, lru, repeat, kver),
+                   topology, scenario, mode, kernel, lru, variant, repeat,
+                   ABSENT if kver == contract.DEFAULT_KVER else kver)

@@ -5,6 +5,8 @@
 # result.json trees for the report's tables.
 . "$(dirname "$0")/../lib.sh"
 scratch
+# (a KSRC or SERIES of the caller's would change what the matrix plans)
+unset KSRC SERIES KVER KVERS
 m() { $py launch/matrix.py --scenario-dir "$tmp/sc" --results "$tmp/results" "$@"; }
 
 # ---- enumeration ---------------------------------------------------------
@@ -104,12 +106,63 @@ modes=$(for mo in off global node; do grep -q -- "-$mo-patched" <<<"$out" && ech
 [ -z "$miss" ] && [ "$modes" -eq 3 ] && grep -q -- '-mglru$' <<<"$out" && pass smoke_covers_everything \
 	|| bad smoke_covers_everything "missing:$miss modes=$modes"
 
+# ---- KVERS: kernel versions, each from its Debian source (issue 16) ----------
+# 6.1 cells keep today's names; a 6.12 cell's name says -k6.12 after the kernel.
+out=$(m --scenarios alpha --topos uma --kvers 6.1,6.12 --list | tr '\n' ' ')
+[ "$out" = "uma-alpha-off-patched uma-alpha-node-patched uma-alpha-off-patched-k6.12 uma-alpha-node-patched-k6.12 " ] \
+	&& pass kvers.enum_names || bad kvers.enum_names "$out"
+out=$(m --scenarios alpha --topos uma --kernels patched,stock --lru classic,mglru --modes node --kvers 6.12 --list | tr '\n' ' ')
+[ "$out" = "uma-alpha-node-patched-k6.12 uma-alpha-off-stock-k6.12 uma-alpha-node-patched-k6.12-mglru uma-alpha-off-stock-k6.12-mglru " ] \
+	&& pass kvers.enum_with_kernels_lru || bad kvers.enum_with_kernels_lru "$out"
+# the default and KVERS=6.1 alone: today's cells, name for name and row for row
+same=""
+for sel in "--scenarios smoke" "--smoke" "--bench --repeats 2" "--topos uma,2node-asym --kernels patched,stock --lru classic,mglru"; do
+	# shellcheck disable=SC2086
+	a=$($py launch/matrix.py $sel --list --format json 2>/dev/null); b=$($py launch/matrix.py $sel --kvers 6.1 --list --format json 2>/dev/null)
+	[ "$a" = "$(sed 's/ KVERS=6\.1 / /' <<<"$b")" ] && [ -n "$a" ] && ! grep -q -- '-k6\|"kver"' <<<"$a" || same="$same [$sel]"
+done
+[ -z "$same" ] && pass kvers.default_unchanged || bad kvers.default_unchanged "differ:$same"
+# smoke: the whole cut on each version
+out=$($py launch/matrix.py --smoke --kvers 6.1,6.12 --list 2>/dev/null)
+one=$($py launch/matrix.py --smoke --list 2>/dev/null)
+[ "$(grep -v -- -k6.12 <<<"$out")" = "$one" ] && [ "$(grep -- -k6.12 <<<"$out" | sed 's/-k6\.12//')" = "$one" ] \
+	&& pass kvers.smoke_each_version || bad kvers.smoke_each_version "$(wc -l <<<"$out") cells, $(wc -l <<<"$one") a version"
+# bench: the version rotates neighbours like kernel and mode: over k-1 repeats
+# of k cells, each cell shares the host with every other once
+out=$(m --bench --scenarios alpha --topos uma --kernels patched,stock --kvers 6.1,6.12 --repeats 5 --list)
+pairs=$($py - "$out" <<'PY'
+import sys, collections
+names = sys.argv[1].split()
+by_rep = collections.defaultdict(list)
+for n in names:
+    stem, rep = n.rsplit("-r", 1)
+    by_rep[rep].append(stem.replace("uma-alpha-", ""))
+seen = collections.Counter()
+for rep, cells in sorted(by_rep.items()):
+    for i in range(0, len(cells) - 1, 2):
+        seen[tuple(sorted(cells[i:i + 2]))] += 1
+print(len(names), len(seen), sorted(set(seen.values())), sorted(set(c for v in by_rep.values() for c in v)))
+PY
+)
+[ "$pairs" = "30 15 [1] ['node-patched', 'node-patched-k6.12', 'off-patched', 'off-patched-k6.12', 'off-stock', 'off-stock-k6.12']" ] \
+	&& pass kvers.bench_neighbours_rotate || bad kvers.bench_neighbours_rotate "$pairs"
+# the CI matrix rows: the field, and the make line that plans the same cells
+out=$(m --scenarios alpha --topos uma --modes off --kvers 6.1,6.12 --list --format json)
+r=$($py -c 'import json, sys
+rows = json.loads(sys.argv[1])["include"]
+print([(x["name"], x.get("kver", "-"), x["make"]) for x in rows])' "$out" 2>&1)
+[ "$r" = "[('uma-alpha-off-patched', '-', 'make matrix TOPOS=uma SCENARIOS=alpha MODES=off KVERS=6.1,6.12 MATRIX=matrix CELLS=uma-alpha-off-patched'), ('uma-alpha-off-patched-k6.12', '6.12', 'make matrix TOPOS=uma SCENARIOS=alpha MODES=off KVERS=6.1,6.12 MATRIX=matrix CELLS=uma-alpha-off-patched-k6.12')]" ] \
+	&& pass kvers.list_json || bad kvers.list_json "$r"
+out=$(m --scenarios alpha --topos uma --kvers 6.12 --cells uma-alpha-node-patched-k6.12 --list)
+[ "$out" = uma-alpha-node-patched-k6.12 ] && pass kvers.cells_by_name || bad kvers.cells_by_name "$out"
+
 # ---- bad selections: one line, exit 2, nothing run -------------------------
 for k in "topos:--topos uma,nosuch:unknown topology 'nosuch'" \
 	"scenario:--scenarios alpha,gamma:unknown scenario 'gamma'" \
 	"mode:--modes off,fast:unknown mode 'fast'" \
 	"lru:--lru mglru,lfu:unknown LRU 'lfu'" \
 	"kernel:--kernels vanilla:unknown kernel 'vanilla'" \
+	"kvers:--kvers 6.1,6.2:unknown kernel version '6.2' (known: 6.1 6.12)" \
 	"jobs:--jobs two:JOBS must be a whole number" \
 	"matrix:--matrix ../x:MATRIX must be a plain name"; do
 	IFS=: read -r name args want <<<"$k"
@@ -123,6 +176,17 @@ out=$(m --scenarios gamma --list 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"gamma.sh: TOPOLOGIES names unknown topology 'mars'" ]] && pass bad_input.scenario_topology \
 	|| bad bad_input.scenario_topology "rc=$rc $out"
 rm "$tmp/sc/gamma.sh"
+# KVERS picks each version's Debian source: not with a source of the user's
+# (KSRC=, or KVER= which the Makefile turns into KSRC=), nor with one SERIES
+# file for two versions
+out=$(KSRC=/usr/src/linux-source-6.12.tar.xz DPLAB_RUNNER=/bin/false m --scenarios alpha --kvers 6.1,6.12 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [ "$out" = "matrix: KVERS picks each version's Debian source: not with KSRC=/usr/src/linux-source-6.12.tar.xz (nor KVER=); leave one out" ] \
+	&& [ ! -e "$tmp/results" ] && pass bad_input.kvers_with_ksrc || bad bad_input.kvers_with_ksrc "rc=$rc '$out'"
+out=$(SERIES=/tmp/my.series m --scenarios alpha --kvers 6.1,6.12 --list 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && [[ $out == "matrix: SERIES=/tmp/my.series is one series: KVERS names 2 versions, each takes its own"* ]] \
+	&& pass bad_input.kvers_with_series || bad bad_input.kvers_with_series "rc=$rc '$out'"
+out=$(SERIES=/tmp/my.series m --scenarios alpha --topos uma --kvers 6.12 --list 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 2 ] && pass kvers.one_version_takes_series || bad kvers.one_version_takes_series "rc=$rc '$out'"
 
 # ---- running with a fake runner -------------------------------------------
 # The fake (tests/fixtures/fake-run) takes run.py's arguments, logs the cell, and writes a result.json
@@ -165,6 +229,15 @@ out=$(m --scenarios beta --topos uma,2node-sym,4node-ring --modes off,global --l
 
 out=$(DPLAB_RUNNER=/bin/false m --scenarios alpha --topos uma --modes off --matrix t4 --no-report 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q 'uma-alpha-off-patched ERROR' <<<"$out" && pass runner_error_is_error || bad runner_error_is_error "rc=$rc $out"
+# KVERS: a 6.12 cell runs with KSRC= that version's Debian tarball, a 6.1 cell
+# without KSRC; its cell.json says kver, a 6.1 cell's keeps today's keys
+: >"$tmp/log"
+out=$(m --scenarios alpha --topos uma --modes off --kvers 6.1,6.12 --matrix tk --no-report 2>&1); rc=$?
+keys=$($py -c 'import json, sys; print(*[",".join(json.load(open(f))) for f in sys.argv[1:]])' \
+	"$tmp/results/tk/uma-alpha-off-patched/cell.json" "$tmp/results/tk/uma-alpha-off-patched-k6.12/cell.json" 2>&1)
+[ $rc -eq 0 ] && [ "$(sort "$tmp/log" | tr '\n' '|')" = "uma-alpha-off-patched|uma-alpha-off-patched-k6.12 ksrc=/usr/src/linux-source-6.12.tar.xz|" ] \
+	&& [ "$keys" = "name,topology,scenario,mode,kernel,lru,variant,repeat,status,reason,rc,elapsed_s,finished,kernel_image,engine name,topology,scenario,mode,kernel,lru,variant,repeat,kver,status,reason,rc,elapsed_s,finished,kernel_image,engine" ] \
+	&& pass kvers.cells_run_with_their_source || bad kvers.cells_run_with_their_source "rc=$rc $(tr '\n' '|' <"$tmp/log") keys: $keys $out"
 unset DPLAB_RUNNER
 
 # ---- the report, from hand-made result.json trees ---------------------------
