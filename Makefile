@@ -16,21 +16,38 @@ export ACCEL
 # Exported: kernel.sh, kunit.sh, check-series.sh, run.py and matrix cells read them.
 KSRC     ?=
 SERIES   ?=
+# KVER=6.1|6.12: the short form of KSRC for Debian's kernel sources
+# (dplab.contract.kver_ksrc): 6.1 is the default (linux-source-6.1, no KSRC),
+# 6.12 is KSRC=/usr/src/linux-source-6.12.tar.xz (linux-source-6.12).
+# KVERS=6.1,6.12 (matrix, matrix-smoke, bench): every cell on each version.
+KVERS_KNOWN := 6.1 6.12
+kver_ksrc = $(if $(filter-out 6.1,$(1)),/usr/src/linux-source-$(1).tar.xz)
+KVER     ?=
+ifneq ($(KVER),)
+ifneq ($(filter-out $(KVERS_KNOWN),$(KVER))$(word 2,$(KVER)),)
+KVER_ERROR := KVER must be 6.1 or 6.12, not '$(KVER)'
+else ifneq ($(KSRC),)
+KVER_ERROR := KVER=$(KVER) and KSRC=$(KSRC) both name a kernel source: give one
+else
+override KSRC := $(call kver_ksrc,$(KVER))
+endif
+endif
 export KSRC SERIES
 
 PYTHON   := /usr/bin/python3
 BIN      := build/bin
 
 # What the lab needs from Debian.  `make deps` installs whatever is missing.
-DEB_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-utils libnuma-dev numactl trace-cmd \
+DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 qemu-utils libnuma-dev numactl trace-cmd \
 	kernelshark libkshark-dev libtracecmd-dev libtraceevent-dev libtracefs-dev gnuplot-nox \
 	ccache flex bison bc libelf-dev libssl-dev dwarves e2fsprogs xfsprogs fio stress-ng fsmark \
 	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc python3-ply python3-git \
 	slurm-wlm munge
-# (slurm-wlm and munge: ENGINE=slurm, and the one-node cluster its tests start: launch/slurm-local.sh)
+# (linux-source-6.12: KVER=6.12 and KVERS=6.1,6.12; slurm-wlm and munge: ENGINE=slurm, and the
+# one-node cluster its tests start: launch/slurm-local.sh)
 DOCS_PACKAGES := python3-sphinx python3-sphinx-rtd-theme
 
-.PHONY: help deps deps-docs kernel kunit run test test-host test-lab check-series build-cost tools workloads analysis \
+.PHONY: help deps deps-docs kver-check kernel kunit run test test-host test-lab check-series build-cost tools workloads analysis \
 	view matrix matrix-smoke bench docs clean distclean
 
 help:
@@ -50,11 +67,14 @@ help:
 	@echo "                            scenarios x topologies x modes, resumable; report in results/<matrix>/report.{md,html}"
 	@echo "  make matrix-smoke         every topology and scenario once (make test runs it: tests/lab/30-matrix-smoke.t)"
 	@echo "  make bench [SCENARIOS=] [TOPOS=] [REPEATS=3]   repeated A/B runs (off, global, node, stock): medians and spread"
-	@echo "  matrix, matrix-smoke, bench also take CELLS=a,b (only those cells) and"
+	@echo "  matrix, matrix-smoke, bench also take CELLS=a,b (only those cells), KVERS=6.1,6.12 (every"
+	@echo "           cell on each kernel version; a 6.12 cell's name says -k6.12; default 6.1) and"
 	@echo "           ENGINE=slurm [PARTITION=] [ACCOUNT=] [TIME_LIMIT=min]: the cells as one Slurm job array, JOBS at once"
 	@echo "  launch/matrix.py --list --format json|gitlab [selection]   the cells as a CI matrix (docs/ci/)"
 	@echo "  KSRC=path [SERIES=file]   for kernel, run, kunit, check-series, matrix, matrix-smoke, bench: your own"
 	@echo "                            kernel tree or tarball instead of Debian's 6.1 (README: Your own kernel)"
+	@echo "  KVER=6.1|6.12             for the same targets: Debian's source of that version; 6.1 is the"
+	@echo "                            default, 6.12 is KSRC=/usr/src/linux-source-6.12.tar.xz"
 	@echo "  ACCEL=auto|kvm|tcg        for run, kunit, matrix, matrix-smoke, bench (default auto): auto boots"
 	@echo "                            a probe guest under KVM (cached per host boot in build/accel-probe-HOST.json)"
 	@echo "                            and falls back to TCG; kvm where it cannot run a guest exits 2"
@@ -79,11 +99,16 @@ endef
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
 
+# The first prerequisite of every kernel target: a bad KVER (or KVER with KSRC)
+# stops it in one line, exit 2, before packages, tools or kernels.
+kver-check:
+	@$(if $(KVER_ERROR),echo "$(firstword $(MAKECMDGOALS) make): $(KVER_ERROR)" >&2; exit 2,:)
+
 # the kernel's sphinx build of the series' document (make check-series only)
 deps-docs:
 	$(call install_missing,$(DOCS_PACKAGES))
 
-kernel: deps
+kernel: kver-check deps
 	@launch/kernel.sh $(KERNEL) $(VARIANT)
 
 tools: workloads analysis
@@ -98,18 +123,18 @@ RUN_ARGS = --topo "$(TOPO)" --scenario "$(SCENARIO)" --mode "$(MODE)" --kernel "
 	--variant "$(VARIANT)" $(if $(LRU),--lru "$(LRU)") $(if $(OUT),--out "$(OUT)") $(if $(CMD),--cmd "$(CMD)")
 # Parameters checked first (one line, exit 2, in seconds): a misspelt TOPO
 # must not wait for a 12-minute kernel build; then the kernel and the tools.
-run: deps
+run: kver-check deps
 	@$(PYTHON) launch/run.py $(RUN_ARGS) --check-only
 	@launch/kernel.sh $(KERNEL) $(VARIANT)
 	@$(MAKE) -s --no-print-directory tools
 	@$(PYTHON) launch/run.py $(RUN_ARGS)
 
-kunit: deps
+kunit: kver-check deps
 	@$(PYTHON) launch/accel.py --check-only --prog kunit
 	@launch/kernel.sh patched $(VARIANT)
 	@launch/kunit.sh $(VARIANT)
 
-check-series: deps deps-docs
+check-series: kver-check deps deps-docs
 	@launch/check-series.sh
 
 build-cost: deps
@@ -139,10 +164,11 @@ distclean:
 
 # The topology matrix (issue 6): launch/matrix.py, report in results/<matrix>/report.{md,html}.
 # Lists take commas: TOPOS=uma,2node-asym SCENARIOS= MODES=off,global LRU=classic,mglru
-# KERNELS=patched,stock JOBS=n MATRIX=name RERUN=1 REPEATS=n CELL_TIMEOUT=s.
+# KERNELS=patched,stock KVERS=6.1,6.12 JOBS=n MATRIX=name RERUN=1 REPEATS=n CELL_TIMEOUT=s.
 comma := ,
 MATRIX_ARGS = $(if $(TOPOS),--topos "$(TOPOS)") $(if $(SCENARIOS),--scenarios "$(SCENARIOS)") \
 	$(if $(MODES),--modes "$(MODES)") $(if $(LRU),--lru "$(LRU)") $(if $(KERNELS),--kernels "$(KERNELS)") \
+	$(if $(KVERS),--kvers "$(KVERS)") \
 	$(if $(JOBS),--jobs "$(JOBS)") $(if $(MATRIX),--matrix "$(MATRIX)") $(if $(filter 1 yes,$(RERUN)),--rerun) \
 	$(if $(REPEATS),--repeats "$(REPEATS)") $(if $(CELL_TIMEOUT),--cell-timeout "$(CELL_TIMEOUT)") \
 	$(if $(CELLS),--cells "$(CELLS)") $(if $(ENGINE),--engine "$(ENGINE)") \
@@ -150,22 +176,26 @@ MATRIX_ARGS = $(if $(TOPOS),--topos "$(TOPOS)") $(if $(SCENARIOS),--scenarios "$
 	$(if $(TIME_LIMIT),--time-limit "$(TIME_LIMIT)") --variant "$(VARIANT)"
 # Selection checked first (one line, exit 2) so bad input never waits for a kernel build;
 # then every kernel the cells boot is built or found up to date; $(1) is the default list.
-matrix_kernels = @for k in $(subst $(comma), ,$(or $(KERNELS),$(1))); do \
-	case $$k in patched|stock) launch/kernel.sh $$k $(VARIANT) || exit 1;; esac; done
+# With KVERS, each kernel of each version, from that version's source (KSRC, empty for 6.1);
+# without, of the current source (Debian's 6.1, or KSRC/KVER): "-", KSRC left as it is.
+matrix_ksrcs = $(if $(KVERS),$(foreach v,$(subst $(comma), ,$(KVERS)),=$(call kver_ksrc,$(v))),-)
+matrix_kernels = @for s in $(matrix_ksrcs); do [ "$$s" = - ] || export KSRC="$${s\#=}"; \
+	for k in $(subst $(comma), ,$(or $(KERNELS),$(1))); do \
+	case $$k in patched|stock) launch/kernel.sh $$k $(VARIANT) || exit 1;; esac; done; done
 
-matrix: deps tools
+matrix: kver-check deps tools
 	@$(PYTHON) launch/accel.py --check-only --prog matrix
 	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS) --list >/dev/null
 	$(call matrix_kernels,patched)
 	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS)
 
-matrix-smoke: deps tools
+matrix-smoke: kver-check deps tools
 	@$(PYTHON) launch/accel.py --check-only --prog matrix-smoke
 	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS) --list >/dev/null
 	$(call matrix_kernels,patched)
 	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS)
 
-bench: deps tools
+bench: kver-check deps tools
 	@$(PYTHON) launch/accel.py --check-only --prog bench
 	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS) --list >/dev/null
 	$(call matrix_kernels,patched stock)

@@ -150,6 +150,19 @@ for v in MODE KERNEL VARIANT; do
 	[[ "|$l|" == *"|$val|"* ]] || defaults+="$v=$val not in $l; "
 done
 [ -z "$defaults" ] && pass lists.makefile_defaults || bad lists.makefile_defaults "$defaults"
+# the kernel versions (KVER=, KVERS=): the Makefile's list is the contract's, its help
+# names them, each one's source is the contract's, and make deps installs each one's package
+r=$(pyl -c 'from dplab import contract as c
+print("|".join(c.KVERS), c.DEFAULT_KVER, *[f"{v}={c.kver_ksrc(v) or chr(45)}" for v in c.KVERS])')
+read -r kvers kdefault ksrcs <<<"$r"
+db=$(make -s --no-print-directory -pn help 2>/dev/null)
+mk_kvers=$(sed -n 's/^KVERS_KNOWN := //p' <<<"$db" | tr ' ' '|')
+mk_srcs=$(for v in ${kvers//|/ }; do s=$(make -s --no-print-directory KVER="$v" -pn help 2>/dev/null | sed -n 's/^KSRC := //p'); echo "$v=${s:--}"; done | tr '\n' ' ')
+pkgs=$(sed -n 's/^DEB_PACKAGES := //p' <<<"$db")
+missing=$(for v in ${kvers//|/ }; do [[ " $pkgs " == *" linux-source-$v "* ]] || echo "linux-source-$v"; done)
+[ "$mk_kvers" = "$kvers" ] && [ "$kdefault" = 6.1 ] && [ "$mk_srcs" = "$ksrcs " ] && [ -z "$missing" ] && \
+	grep -qF "KVER=$kvers" <<<"$help" && grep -qF "KVERS=${kvers//|/,}" <<<"$help" \
+	&& pass lists.kvers || bad lists.kvers "contract $kvers ($ksrcs), Makefile $mk_kvers ($mk_srcs), not in DEB_PACKAGES: $missing"
 
 # ---- records: exactly today's JSON ----------------------------------------------
 r=$(pyl - <<'P'

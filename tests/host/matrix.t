@@ -240,6 +240,80 @@ keys=$($py -c 'import json, sys; print(*[",".join(json.load(open(f))) for f in s
 	&& pass kvers.cells_run_with_their_source || bad kvers.cells_run_with_their_source "rc=$rc $(tr '\n' '|' <"$tmp/log") keys: $keys $out"
 unset DPLAB_RUNNER
 
+# ---- make: KVER= (the short form of KSRC=) and KVERS= ---------------------------
+# A copy of the lab whose kernel.sh, kunit.sh and check-series.sh only say
+# what they were asked (with the KSRC they were given); DEB_PACKAGES= and
+# DOCS_PACKAGES= keep make deps from installing anything here, and a runner
+# that fails at once stands for run.py.  (make exits 2 on any failed recipe:
+# what ran, and the one line, tell a refusal from a failed cell.)
+lab=$tmp/lab
+mkdir -p "$lab/workloads"
+cp Makefile "$lab/"
+cp -r launch "$lab/launch"
+rm -rf "$lab/launch/__pycache__"
+ln -s "$top/topologies" "$lab/topologies"
+ln -s "$top/workloads/scenarios" "$lab/workloads/scenarios"
+ln -s "$top/tests" "$lab/tests"
+for s in kernel.sh kunit.sh check-series.sh; do
+	printf '%s\n' '#!/bin/bash' \
+		"[ \"\${1:-}\" = --variants ] && exec '$top/launch/$s' \"\$@\"" \
+		"echo \"$s KSRC=\${KSRC:-} \$*\" >>'$lab/ran'" >"$lab/launch/$s"
+done
+chmod +x "$lab/launch/"*.sh
+mk() { rm -f "$lab/ran"; DPLAB_RUNNER=/bin/false make -s -C "$lab" DEB_PACKAGES= DOCS_PACKAGES= ACCEL=tcg "$@" \
+	>"$tmp/mk.out" 2>"$tmp/mk.err"; }
+ran() { [ ! -e "$lab/ran" ] || tr '\n' '|' <"$lab/ran"; }
+src612=/usr/src/linux-source-6.12.tar.xz
+mk kernel KVER=6.12; rc=$?
+[ $rc -eq 0 ] && [ "$(ran)" = "kernel.sh KSRC=$src612 patched lab|" ] && pass make_kver.kernel_612 \
+	|| bad make_kver.kernel_612 "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+mk kernel KVER=6.1 KERNEL=stock; rc=$?
+[ $rc -eq 0 ] && [ "$(ran)" = "kernel.sh KSRC= stock lab|" ] && pass make_kver.kernel_61_is_default \
+	|| bad make_kver.kernel_61_is_default "rc=$rc ran: $(ran)"
+mk kunit KVER=6.12; rc=$?
+[ $rc -eq 0 ] && [ "$(ran)" = "kernel.sh KSRC=$src612 patched lab|kunit.sh KSRC=$src612 lab|" ] && pass make_kver.kunit \
+	|| bad make_kver.kunit "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+mk check-series KVER=6.12; rc=$?
+[ $rc -eq 0 ] && [ "$(ran)" = "check-series.sh KSRC=$src612 |" ] && pass make_kver.check_series \
+	|| bad make_kver.check_series "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+# bad KVER, or KVER with KSRC: one line, exit 2, on every kernel target, before anything
+for target in kernel run kunit check-series matrix matrix-smoke bench; do
+	for k in "unknown:6.2:$target: KVER must be 6.1 or 6.12, not '6.2'" \
+		"with_ksrc:6.12 KSRC=/tmp/linux:$target: KVER=6.12 and KSRC=/tmp/linux both name a kernel source: give one"; do
+		IFS=: read -r name args want <<<"$k"
+		# shellcheck disable=SC2086
+		mk "$target" KVER=$args; rc=$?
+		if [ $rc -eq 2 ] && [ ! -e "$lab/ran" ] && [ "$(grep -c "^$target: " "$tmp/mk.err")" -eq 1 ] && \
+		   grep -qxF "$want" "$tmp/mk.err" && [ ! -e "$lab/results" ]; then
+			pass "make_kver.bad.$target.$name"
+		else
+			bad "make_kver.bad.$target.$name" "rc=$rc ran: $(ran) stderr: $(head -3 "$tmp/mk.err" | tr '\n' '|')"
+		fi
+	done
+done
+# make bench KVERS=6.1,6.12: both kernels of both versions built before the
+# cells run, each version from its own source; then the cells run (and fail)
+mk bench KVERS=6.1,6.12 SCENARIOS=smoke TOPOS=uma MODES=off REPEATS=1; rc=$?
+[ $rc -eq 2 ] && [ "$(ran)" = "kernel.sh KSRC= patched lab|kernel.sh KSRC= stock lab|kernel.sh KSRC=$src612 patched lab|kernel.sh KSRC=$src612 stock lab|" ] \
+	&& grep -q '^\[4/4\] uma-smoke-off-stock-k6.12-r1 ERROR' "$tmp/mk.out" && pass make_kvers.bench_builds_each_version \
+	|| bad make_kvers.bench_builds_each_version "rc=$rc ran: $(ran) $(tail -3 "$tmp/mk.out" | tr '\n' '|') $(tr '\n' '|' <"$tmp/mk.err")"
+mk matrix-smoke KVERS=6.12 MATRIX=s612 TOPOS=uma SCENARIOS=smoke; rc=$?
+[ $rc -eq 2 ] && [ -d "$lab/results/s612/uma-smoke-off-patched-k6.12" ] && [ "$(ran)" = "kernel.sh KSRC=$src612 patched lab|" ] && pass make_kvers.smoke_612 \
+	|| bad make_kvers.smoke_612 "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+# KVER=6.12 alone is KSRC=: the matrix's kernels from that source, today's names
+mk matrix KVER=6.12 MATRIX=m612 TOPOS=uma SCENARIOS=smoke MODES=off; rc=$?
+[ $rc -eq 2 ] && [ "$(ran)" = "kernel.sh KSRC=$src612 patched lab|" ] && [ -d "$lab/results/m612/uma-smoke-off-patched" ] \
+	&& pass make_kver.matrix_is_ksrc || bad make_kver.matrix_is_ksrc "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+rm -rf "$lab/results"
+for k in "unknown:6.1,6.2:matrix: unknown kernel version '6.2' (known: 6.1 6.12)" \
+	"with_kver:6.12 KVER=6.12:matrix: KVERS picks each version's Debian source: not with KSRC=$src612 (nor KVER=); leave one out"; do
+	IFS=: read -r name args want <<<"$k"
+	# shellcheck disable=SC2086
+	mk bench KVERS=$args SCENARIOS=smoke; rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$lab/ran" ] && [ "$(grep -c '^matrix: ' "$tmp/mk.err")" -eq 1 ] && grep -qxF "$want" "$tmp/mk.err" \
+		&& [ ! -e "$lab/results/bench" ] && pass "make_kvers.bad.$name" || bad "make_kvers.bad.$name" "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+done
+
 # ---- the report, from hand-made result.json trees ---------------------------
 $py - "$tmp/rep" <<'PY'
 import json, os, sys
