@@ -13,6 +13,14 @@ cell's host and QEMU accelerator (result.json "host", else the run's
 host.json) are in the cells table; two sides that ran under different
 accelerators are never compared ("not compared: accelerators differ"), and a
 bench comparison whose sides ran on different hosts says so.
+
+Each cell's kernel version is its result.json kernel_source's (else its
+cell.json kver, else its name's -k<version>, else 6.1).  When the cells ran
+more than one version (make bench KVERS=6.1,6.12), the cells table says each
+cell's, every cluster of the A/B tables, bench and baseline comparisons
+holds one version (topology/linux-<version>), and the one comparison across
+versions is "Kernel versions": each kernel/mode on a later version against
+itself on the earliest.
 """
 import base64
 import datetime
@@ -34,7 +42,8 @@ import stats  # noqa: E402
 # scripts and tests that call them so
 from dplab.checks import failing_names, skipped, verdict_of  # noqa: E402,F401
 # COLUMNS: the sides of an A/B table, the three modes of the series, then the stock kernel
-from dplab.contract import COLUMNS, MODES, TOP, lab_commit, parse_cell_name  # noqa: E402,F401
+from dplab.contract import (COLUMNS, DEFAULT_KVER, MODES, TOP, kver_of, lab_commit,  # noqa: E402,F401
+                            parse_cell_name)
 from dplab.files import job_env, read, read_json  # noqa: E402
 
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
@@ -233,11 +242,16 @@ def load_cell(d):
     # a cell without cell.json (a run kept from before it): its name's fields,
     # by the contract's one reading of cell names
     lru, rep = cj.get("lru") or job_env(d).get("LRU"), cj.get("repeat")
-    if lru is None or rep is None:
+    # the kernel version: what kernel.sh recorded the cell's kernel was built
+    # from; a cell that never finished has its cell.json's or its name's
+    c["kernel_version"] = source_version(res)
+    kver = kver_of(c["kernel_version"]) or cj.get("kver")
+    if lru is None or rep is None or kver is None:
         named = parse_cell_name(name, topology_names()) or {}
         lru = lru or named.get("lru")
         rep = rep if rep is not None else named.get("repeat")
-    c["lru"], c["repeat"] = lru or "classic", rep
+        kver = kver or named.get("kver")
+    c["lru"], c["repeat"], c["kver"] = lru or "classic", rep, kver or DEFAULT_KVER
     c["kernel_image"] = cj.get("kernel_image")
     # the machine and accelerator the run had (run.py's host.json, carried
     # into result.json); a cell that never finished may still have host.json
@@ -268,6 +282,23 @@ def load_cell(d):
     c["notes"] = notes
     c["values"] = {k: f(c["metrics"]) for k, _, _, f in METRICS}
     return c
+
+
+def source_version(res):
+    """The kernel version result.json's kernel_source names (6.12.118), or None."""
+    ks = (res or {}).get("kernel_source")
+    src = ks.get("source") if isinstance(ks, dict) else None
+    v = src.get("version") if isinstance(src, dict) else None
+    return v if isinstance(v, str) and kver_of(v) else None
+
+
+def kver_key(v):
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def kvers_of(cells):
+    """The kernel versions (major.minor) the cells ran, oldest first."""
+    return sorted({c["kver"] for c in cells}, key=kver_key)
 
 
 def baseline_of_record(d):
@@ -340,15 +371,24 @@ def fmt_ratio(r):
 
 def order_key(c):
     col = next((i for i, (k, m, _) in enumerate(COLUMNS) if k == c["kernel"] and m == c["mode"]), 9)
-    return (c["scenario"], c["topology"], c["variant"], c["lru"], col, c["repeat"] or 0, c["name"])
+    return (c["scenario"], c["topology"], c["variant"], c["lru"], kver_key(c["kver"]), col, c["repeat"] or 0,
+            c["name"])
+
+
+def cluster_label(c):
+    """topology[/variant][/lru]: the cells compared with each other."""
+    return c["topology"] + ("" if c["variant"] == "lab" else f"/{c['variant']}") + \
+        ("" if c["lru"] == "classic" else f"/{c['lru']}")
 
 
 def groups(cells):
-    """scenario -> [(cluster label, {column label: [cells]})], cluster = topology[/variant][/lru]."""
+    """scenario -> [(cluster label, {column label: [cells]})], cluster =
+    topology[/variant][/lru][/linux-<version>]: the version only when the
+    cells ran more than one, and then every cluster holds one."""
     out = {}
+    several = len(kvers_of(cells)) > 1
     for c in sorted(cells, key=order_key):
-        lab = c["topology"] + ("" if c["variant"] == "lab" else f"/{c['variant']}") + \
-            ("" if c["lru"] == "classic" else f"/{c['lru']}")
+        lab = cluster_label(c) + (f"/linux-{c['kver']}" if several else "")
         col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
         if col is None or (c["release"] is None and not c["metrics"] and c["repeat"] is not None):
             # A repeat that never finished (hung, aborted) is in the cells
@@ -436,13 +476,16 @@ def lab_commits(cells):
 
 
 def cells_table(cells):
+    # the kernel version, when the cells ran more than one
+    several = len(kvers_of(cells)) > 1
     rows = []
     for c in sorted(cells, key=order_key):
-        rows.append([c["name"], c["topology"], c["scenario"], c["mode"], c["kernel"], c["lru"],
-                     c["hostname"] or "n/a", c["accelerator"] or "n/a",
+        rows.append([c["name"], c["topology"], c["scenario"], c["mode"], c["kernel"]] +
+                    ([c["kernel_version"] or c["kver"]] if several else []) +
+                    [c["lru"], c["hostname"] or "n/a", c["accelerator"] or "n/a",
                      c["verdict"], "; ".join(c["notes"]) or "", fmt(c["wall_s"])])
-    return ("table", ["cell", "topology", "scenario", "mode", "kernel", "LRU", "host", "accel", "verdict",
-                      "checks not passing", "wall s"], rows)
+    return ("table", ["cell", "topology", "scenario", "mode", "kernel"] + (["Linux"] if several else []) +
+            ["LRU", "host", "accel", "verdict", "checks not passing", "wall s"], rows)
 
 
 # ---- which cells may be compared -----------------------------------------
@@ -694,6 +737,52 @@ def bench_blocks(cells):
                   "each column: " + " | ".join(sides) + ".")] if sides else [])
 
 
+def kver_blocks(cells):
+    """Issue 16: each kernel/mode on a later kernel version against itself on
+    the earliest version present (6.12 against 6.1), scenario, topology,
+    variant and LRU alike, with the bench's statistics: the one comparison
+    that sets cells of different versions against each other."""
+    vers = kvers_of(cells)
+    if len(vers) < 2:
+        return []
+    base = vers[0]
+    by = {}     # (scenario, cluster) -> column label -> version -> [cells]
+    for c in sorted(cells, key=order_key):
+        col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+        if col is None or (c["release"] is None and not c["metrics"]):
+            continue    # a cell that never finished has no values
+        by.setdefault((c["scenario"], cluster_label(c)), {}).setdefault(col, {}) \
+            .setdefault(c["kver"], []).append(c)
+    rows = []
+    for (scen, lab), cols in by.items():
+        for _, _, lbl in COLUMNS:
+            on = cols.get(lbl, {})
+            for v in vers[1:]:
+                b, o = on.get(base, []), on.get(v, [])
+                if not b or not o or max(len(b), len(o)) < 2:
+                    continue
+                for key, what, _, _ in METRICS:
+                    bv, ov = [c["values"][key] for c in b], [c["values"][key] for c in o]
+                    if all(x is None for x in bv + ov):
+                        continue
+                    rows.append(stat_row(f"{scen} on {lab}", key, what, f"{lbl}: {v} vs {base}", bv, ov,
+                                         cells=(b, o)))
+    head = [("h", 2, f"Kernel versions: {', '.join(vers[1:])} against {base}")]
+    if not rows:
+        return head + [("p", f"No kernel and mode has repeats on {base} and on a later version: nothing is "
+                             "compared across versions (every other table keeps each version to itself).")]
+    return head + [
+        ("p", f"Each kernel and mode on a later kernel version against the same kernel and mode on {base} "
+              "(the baseline), on the same scenario, topology, variant and LRU: the only comparison that sets "
+              "cells of different versions against each other; every other table keeps each version to "
+              "itself (clusters `<topology>/linux-<version>`). A cell's version is its result.json "
+              "kernel_source's. Medians (min..max), the ratio of medians with its bootstrap 95% interval, "
+              f"the exact Mann-Whitney p and the verdict as in the bench comparisons (p < {stats.ALPHA:g} "
+              "and the interval excluding 1)."),
+        ("table", ["scenario / topology", "metric", "better", "comparison", "baseline", "other", "n",
+                   "ratio", "95% CI", "MW p", "verdict", "claim"], rows)]
+
+
 # The metrics a baseline comparison is judged on: what reclaim met and did,
 # what the hog and the writer felt, and what the reclaim threads cost.
 NOT_COUNTED_BY_MGLRU = ("immediate_reclaim",)
@@ -711,8 +800,13 @@ def baseline_blocks(cells):
     refs = sorted({c["baseline_of"] for c in cells if c.get("baseline_of")})
     out = []
     label = {k: lbl for k, lbl, _, _ in METRICS}
-    for ref in refs:
-        fam = [c for c in cells if c["scenario"] == ref or c.get("baseline_of") == ref]
+    # each kernel version's family on its own (said when there are several)
+    vers = kvers_of(cells)
+    for ref, v in [(r, v) for r in refs for v in vers]:
+        on = f" (Linux {v})" if len(vers) > 1 else ""
+        fam = [c for c in cells if c["kver"] == v and (c["scenario"] == ref or c.get("baseline_of") == ref)]
+        if not fam:
+            continue
         settings = {}
         for c in sorted(fam, key=order_key):
             col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
@@ -724,7 +818,7 @@ def baseline_blocks(cells):
                 .setdefault(col, []).append(c)
         order = sorted(settings)
         if not order or order[0][:2] != (False, False):
-            out.append(("p", f"{ref}: no cells of {ref} itself on the classic LRU; its baselines are "
+            out.append(("p", f"{ref}{on}: no cells of {ref} itself on the classic LRU; its baselines are "
                              "not compared."))
             continue
         ref_name, ref_cols = order[0][2], settings[order[0]]
@@ -759,7 +853,7 @@ def baseline_blocks(cells):
                         base, other = vals(cols, "stock", key), vals(ocols, lbl, key)
                         if not [x for x in base if x is not None] and not [x for x in other if x is not None]:
                             continue
-                        row = stat_row(f"{ref} family", key, label[key], comparison, base, other,
+                        row = stat_row(f"{ref} family{on}", key, label[key], comparison, base, other,
                                        cells=(cols.get("stock", []), ocols.get(lbl, [])))
                         rows.append(row)
                         verdicts.setdefault(comparison, []).append((label[key], row[10]))
@@ -774,7 +868,7 @@ def baseline_blocks(cells):
                     + (f" (n={', '.join(ns)})" if ns else "") + ".")
         if not rows:
             continue
-        out += [("h", 3, f"{ref} and its baselines"),
+        out += [("h", 3, f"{ref} and its baselines{on}"),
                 ("p", f"The same workload as {ref} under the tuning a user can choose without the series "
                       f"(scenarios with BASELINE_OF={ref}, and {ref} on another LRU). Each setting's stock "
                       f"kernel is the baseline: against the series at {ref_name} (does the series beat what "
@@ -842,9 +936,11 @@ def build(root, dest):
         counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
     rel = sorted({c["release"] for c in cells if c["release"]})
     stamps = {}
+    several = len(kvers_of(cells)) > 1
     for c in cells:
         if c["kernel_image"]:
-            stamps.setdefault(c["kernel"], set()).add(c["kernel_image"])
+            stamps.setdefault(c["kernel"] + (f" (Linux {c['kver']})" if several else ""), set()) \
+                .add(c["kernel_image"])
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     b = [("h", 1, f"dplab matrix: {name}"),
          ("p", f"Generated {now} by `launch/report.py` from {len(cells)} cells' result.json; "
@@ -883,6 +979,7 @@ def build(root, dest):
             b.append(("p", ("Not plotted" if png else "No plot") + ", 0 or n/a in every cell: " +
                       ", ".join(zero) + "."))
     b += bench_blocks(cells)
+    b += kver_blocks(cells)
     b += baseline_blocks(cells)
     return b, cells, name
 

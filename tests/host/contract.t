@@ -122,13 +122,14 @@ print(p("uma-smoke-node-patched-k6.12-kcsan-mglru-r3", ["uma"]), p("uma-smoke-of
 	&& pass cell_name.kver || bad cell_name.kver "$r"
 # the report reads an old cell's fields (no cell.json) from its name the same
 # way: a scenario whose name ends in -rN is not a repeat, -mglru is the LRU
-for c in uma-smoke-off-patched-mglru-r2 2node-sym-bandwidth-200m-off-stock uma-x-r3-node-patched; do
+for c in uma-smoke-off-patched-mglru-r2 2node-sym-bandwidth-200m-off-stock uma-x-r3-node-patched uma-smoke-off-stock-k6.12-r4; do
 	mkdir -p "$tmp/old/$c" && echo '{"topology": "uma", "metrics": {}}' >"$tmp/old/$c/result.json"
 done
 r=$(pyl -c 'import sys, report
-print(*[(c["lru"], c["repeat"]) for c in map(report.load_cell, sys.argv[1:])])' \
-	"$tmp/old/uma-smoke-off-patched-mglru-r2" "$tmp/old/2node-sym-bandwidth-200m-off-stock" "$tmp/old/uma-x-r3-node-patched" 2>&1)
-[ "$r" = "('mglru', 2) ('classic', None) ('classic', None)" ] && pass cell_name.report_reads_old_cells \
+print(*[(c["lru"], c["repeat"], c["kver"]) for c in map(report.load_cell, sys.argv[1:])])' \
+	"$tmp/old/uma-smoke-off-patched-mglru-r2" "$tmp/old/2node-sym-bandwidth-200m-off-stock" "$tmp/old/uma-x-r3-node-patched" \
+	"$tmp/old/uma-smoke-off-stock-k6.12-r4" 2>&1)
+[ "$r" = "('mglru', 2, '6.1') ('classic', None, '6.1') ('classic', None, '6.1') ('classic', 4, '6.12')" ] && pass cell_name.report_reads_old_cells \
 	|| bad cell_name.report_reads_old_cells "$r"
 
 # ---- the lists and their other spellings ------------------------------------
