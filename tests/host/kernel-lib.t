@@ -133,8 +133,9 @@ $r1/patched/obj" ] && pass kernel_obj_dir.python_follows_ksrc || bad kernel_obj_
 	&& pass kernel_root.follows_ksrc || bad kernel_root.follows_ksrc "$(KSRC=$tmp/k612 kernel_obj_dir "$top" stock debug)"
 # the series for a version
 out=$(series_for "$top" 6.1.192) && [ "$out" = "$top/patches/series" ] && pass series_for.base || bad series_for.base "$out"
-out=$(series_for "$top" 6.12.5 2>&1); rc=$?
-[ $rc -ne 0 ] && [ "$out" = "the series has no port to Linux 6.12 (the tree is 6.12.5; no patches/6.12/series): give SERIES=FILE, or KERNEL=stock" ] \
+# (6.6: a version the series has no port to; 6.12 has patches/6.12/series)
+out=$(series_for "$top" 6.6.5 2>&1); rc=$?
+[ $rc -ne 0 ] && [ "$out" = "the series has no port to Linux 6.6 (the tree is 6.6.5; no patches/6.6/series): give SERIES=FILE, or KERNEL=stock" ] \
 	&& pass series_for.no_port || bad series_for.no_port "rc=$rc $out"
 printf 'p1.patch\n' >"$tmp/my.series"
 out=$(series_for "$top" 6.12.5 "$tmp/my.series") && [ "$out" = "$tmp/my.series" ] && \
@@ -169,9 +170,10 @@ ksrc_snapshot "$ks" "$tmp/k612" && printf '#define A 1\n' >"$tmp/k612/include/a.
 
 # ---- kernel.sh with KSRC: bad input is one line and exit 2, before anything builds ----
 ks_kernel() { KSRC=$1 SERIES=${3:-} timeout 120 "$top/launch/kernel.sh" "$2" lab 2>&1; }
+mktree "$tmp/k66" 6 6 5
 for k in "not_a_tree:$tmp/notlinux:stock:kernel.sh: KSRC=$tmp/notlinux is not a Linux source tree" \
 	"missing:$tmp/nosuch:stock:kernel.sh: KSRC=$tmp/nosuch: no such file or directory" \
-	"no_port:$tmp/k612:patched:kernel.sh: the series has no port to Linux 6.12 (the tree is 6.12.5; no patches/6.12/series): give SERIES=FILE, or KERNEL=stock"; do
+	"no_port:$tmp/k66:patched:kernel.sh: the series has no port to Linux 6.6 (the tree is 6.6.5; no patches/6.6/series): give SERIES=FILE, or KERNEL=stock"; do
 	IFS=: read -r name path kern want <<<"$k"
 	s0=$(date +%s)
 	out=$(ks_kernel "$path" "$kern"); rc=$?
@@ -184,7 +186,7 @@ printf 'p2.patch\n' >"$tmp/p2.series"
 out=$(ks_kernel "$tmp/k612" patched "$tmp/p2.series"); rc=$?
 [ $rc -eq 2 ] && grep -q '^kernel.sh: p2.patch does not apply to pristine + the patches before it: ' <<<"$out" && \
 	! grep -q 'configure\|compile' <<<"$out" && pass kernel_sh.ksrc_series_does_not_apply || bad kernel_sh.ksrc_series_does_not_apply "rc=$rc '$out'"
-rm -rf "$(ksrc_root "$top" "$tmp/k612")" "$(ksrc_root "$top" "$tmp/notlinux")"
+rm -rf "$(ksrc_root "$top" "$tmp/k612")" "$(ksrc_root "$top" "$tmp/k66")" "$(ksrc_root "$top" "$tmp/notlinux")"
 rmdir "$top/build/ksrc" 2>/dev/null
 
 # ---- wait_progress: the job's exit status, and the caller's progress line while it runs ----
