@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The topology matrix: scenarios x topologies x modes x LRU x kernel x kernel
-version, one run.py per cell, each in
+"""The topology matrix: scenarios x topologies x modes x LRU x kernel x version,
+one run.py per cell, each in
 results/<matrix>/<topo>-<scenario>-<mode>-<kernel>[-k<version>][-mglru][-rN].
 
   matrix.py [--topos a,b] [--scenarios x,y] [--modes off,global,node]
