@@ -6,7 +6,7 @@
 #   checkpatch  scripts/checkpatch.pl --strict on every patch: 0 errors,
 #               0 warnings, 0 checks
 #   numbering   each patch's Subject is [PATCH i/n] in series order
-#   cover       patches/0000-cover-letter.patch, if present, is not in
+#   cover       0000-cover-letter.patch beside the series file, if present, is not in
 #               the series (not applied: it has no diff), is checkpatch
 #               --strict clean like the patches, announces [PATCH 0/n],
 #               lists every patch's subject in order and carries the
@@ -102,7 +102,8 @@ done
 
 # --- checkpatch (the cover letter too: it is mailed with the series; no
 # summary with "0 lines checked" counts as a pass)
-cover=$top/patches/0000-cover-letter.patch
+# the cover letter beside the series file: patches/ for 6.1, patches/<ver>/ for a port
+cover=$(dirname "$series_file")/0000-cover-letter.patch
 checked=("${patches[@]}")
 [ -f "$cover" ] && checked+=("$cover")
 for p in "${checked[@]}"; do
@@ -135,7 +136,7 @@ for p in "${checked[@]}"; do
 		pass "checkpatch: $n"
 	else
 		echo "$out" >"$logs/checkpatch-$n.log"
-		fail "checkpatch: $n" "$tot (log: build/check-series/logs/checkpatch-$n.log)"
+		fail "checkpatch: $n" "$tot (log: ${logs#"$top"/}/checkpatch-$n.log)"
 	fi
 done
 
@@ -307,7 +308,7 @@ else
 		if [ -n "$mine" ]; then
 			fail docs "$(echo "$mine" | wc -l) sphinx warning(s), first: $(echo "$mine" | head -1 | sed "s@$src/@@")"
 		elif [ -n "$missing" ]; then
-			fail docs "no HTML written for:$missing (log: build/check-series/logs/docs.log)"
+			fail docs "no HTML written for:$missing (log: ${logs#"$top"/}/docs.log)"
 		else
 			pass "docs: ${docs[*]} build with sphinx, no warning of their own"
 		fi

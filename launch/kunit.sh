@@ -36,7 +36,7 @@ wall=$(echo "$(date +%s.%N) - $t0" | bc)
 # The KTAP is read by the tree's own parser, tools/testing/kunit/kunit.py
 # parse (it strips the console's timestamps, follows nesting, knows crashes
 # and missing plans); its JSON gives each suite and case.
-kunit_py=$top/build/patched/linux/tools/testing/kunit/kunit.py
+kunit_py=$(kernel_root "$top")/patched/linux/tools/testing/kunit/kunit.py
 [ -f "$kunit_py" ] || { echo "kunit.sh: no ${kunit_py#$top/} (the patched tree: make kernel)" >&2; exit 2; }
 json=$obj/kunit.json
 rm -f "$json"
