@@ -21,6 +21,14 @@ EVENTS="block:block_bio_queue"
 # A slow real device's queue, not virtio's 256 requests held by QEMU's
 # throttle (README, "What the test disk models").
 DISK_QUEUE="32x512K"
+# The disk must be clearly slower than the writer can dirty, on any host,
+# or whether node 0's reclaim meets dirty pages is decided run by run.  At
+# the topology's 30 MiB/s, under TCG (writer 14-43 MiB/s), 13 of 42 runs of
+# mode off and the stock kernel on 6.1 (2026-12-06) made at most one
+# writepage call from reclaim: 10 of the 16 whose writer ran below 36
+# MiB/s, 3 of the 26 above.  At 20 MiB/s, 3 runs of 3 made 425k-1.06M, the
+# writer at 9.7-25 MiB/s beside a kernel build.
+DISK_WRITE_BPS=20M
 TIMEOUT=900
 # kswapd's scans overran trace-cmd's 4 MiB per CPU in modes global and node
 # (38,702 events lost in one run, so the trace's pageout fell short of
