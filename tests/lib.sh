@@ -29,3 +29,14 @@ progress() {
 		printf '%s\n' "$line" >&3
 	done
 }
+# lab_copy DIR: a lab in DIR for tests that stand stubs in for its scripts:
+# the Makefile and launch/ copied (the code under test), topologies and
+# scenarios linked
+lab_copy() {
+	mkdir -p "$1/workloads"
+	cp Makefile "$1/"
+	cp -r launch "$1/launch"
+	rm -rf "$1/launch/__pycache__"
+	ln -s "$top/topologies" "$1/topologies"
+	ln -s "$top/workloads/scenarios" "$1/workloads/scenarios"
+}

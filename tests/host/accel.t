@@ -11,12 +11,8 @@ unset ACCEL DPLAB_KVM_DEV DPLAB_QEMU DPLAB_ACCEL_CACHE DPLAB_ACCEL_PROBE_TIMEOUT
 # The lab tree: launch/ copied (the code under test), topologies and
 # scenarios linked, a dummy kernel, a kernel.sh that only lists variants.
 lab=$tmp/lab
-mkdir -p "$lab/workloads" "$lab/build/patched/obj/arch/x86/boot"
-cp Makefile "$lab/"
-cp -r launch "$lab/launch"
-rm -rf "$lab/launch/__pycache__"
-ln -s "$top/topologies" "$lab/topologies"
-ln -s "$top/workloads/scenarios" "$lab/workloads/scenarios"
+lab_copy "$lab"
+mkdir -p "$lab/build/patched/obj/arch/x86/boot"
 printf '%s\n' '#!/bin/bash' "[ \"\${1:-}\" = --variants ] && exec '$top/launch/kernel.sh' \"\$@\"" \
 	"echo \"\$*\" >>'$lab/kernel.sh-ran'" >"$lab/launch/kernel.sh"
 chmod +x "$lab/launch/kernel.sh"

@@ -659,12 +659,7 @@ out=$(run --check-only --topo 2node-sym --scenario smoke --mode node --out "$bt/
 # nothing but leaves a mark: a make run that reaches it would have spent
 # 12 minutes on a kernel before saying the name was wrong.
 lab=$tmp/lab
-mkdir -p "$lab/workloads"
-cp Makefile "$lab/"
-cp -r launch "$lab/launch"
-rm -rf "$lab/launch/__pycache__"
-ln -s "$top/topologies" "$lab/topologies"
-ln -s "$top/workloads/scenarios" "$lab/workloads/scenarios"
+lab_copy "$lab"
 printf '%s\n' '#!/bin/bash' \
 	"[ \"\${1:-}\" = --variants ] && exec '$top/launch/kernel.sh' \"\$@\"   # the real list of variants" \
 	"echo \"\$*\" >>'$lab/kernel.sh-ran'" >"$lab/launch/kernel.sh"

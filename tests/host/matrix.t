@@ -45,12 +45,11 @@ out=$(m --bench --scenarios alpha --repeats 3 --list)
 [ "$(wc -l <<<"$out")" -eq 9 ] && grep -qx 'uma-alpha-off-stock-r3' <<<"$out" && ! grep -q 2node-asym <<<"$out" \
 	&& pass enum_bench_repeats || bad enum_bench_repeats "$out"
 
-# Two guests at a time (JOBS=2) run a bench's cells in list order, two by
-# two: over k-1 repeats of k cells each cell must share the host with every
-# other once, so no mode always has the same neighbour (off beside global
-# and stock beside node in every repeat confounded stock against off).
-out=$(m --bench --scenarios alpha --topos uma --modes off,global,node --kernels patched,stock --repeats 3 --list)
-pairs=$($py - "$out" <<'PY'
+# bench_pairs LIST: how a bench's cells (uma-alpha-*-rN, in list order) pair
+# up two by two within each repeat, as JOBS=2 runs them: "cells pairings
+# [times each pairing ran] [repeat 1's cells] [every cell stem]"
+bench_pairs() {
+	$py - "$1" <<'PY'
 import sys, collections
 names = sys.argv[1].split()
 by_rep = collections.defaultdict(list)
@@ -61,10 +60,17 @@ seen = collections.Counter()
 for rep, cells in sorted(by_rep.items()):
     for i in range(0, len(cells) - 1, 2):
         seen[tuple(sorted(cells[i:i + 2]))] += 1
-print(len(seen), sorted(seen.values()), by_rep["1"])
+print(len(names), len(seen), sorted(seen.values()), by_rep["1"], sorted({c for v in by_rep.values() for c in v}))
 PY
-)
-[ "$pairs" = "6 [1, 1, 1, 1, 1, 1] ['off-patched', 'global-patched', 'node-patched', 'off-stock']" ] \
+}
+
+# Two guests at a time (JOBS=2) run a bench's cells in list order, two by
+# two: over k-1 repeats of k cells each cell must share the host with every
+# other once, so no mode always has the same neighbour (off beside global
+# and stock beside node in every repeat confounded stock against off).
+out=$(m --bench --scenarios alpha --topos uma --modes off,global,node --kernels patched,stock --repeats 3 --list)
+pairs=$(bench_pairs "$out")
+[ "$pairs" = "12 6 [1, 1, 1, 1, 1, 1] ['off-patched', 'global-patched', 'node-patched', 'off-stock'] ['global-patched', 'node-patched', 'off-patched', 'off-stock']" ] \
 	&& pass enum_bench_neighbours_rotate || bad enum_bench_neighbours_rotate "$pairs"
 
 # A scenario's BENCH_TOPOLOGIES: the bench runs it on each, repeats
@@ -130,21 +136,8 @@ one=$($py launch/matrix.py --smoke --list 2>/dev/null)
 # bench: the version rotates neighbours like kernel and mode: over k-1 repeats
 # of k cells, each cell shares the host with every other once
 out=$(m --bench --scenarios alpha --topos uma --kernels patched,stock --kvers 6.1,6.12 --repeats 5 --list)
-pairs=$($py - "$out" <<'PY'
-import sys, collections
-names = sys.argv[1].split()
-by_rep = collections.defaultdict(list)
-for n in names:
-    stem, rep = n.rsplit("-r", 1)
-    by_rep[rep].append(stem.replace("uma-alpha-", ""))
-seen = collections.Counter()
-for rep, cells in sorted(by_rep.items()):
-    for i in range(0, len(cells) - 1, 2):
-        seen[tuple(sorted(cells[i:i + 2]))] += 1
-print(len(names), len(seen), sorted(set(seen.values())), sorted(set(c for v in by_rep.values() for c in v)))
-PY
-)
-[ "$pairs" = "30 15 [1] ['node-patched', 'node-patched-k6.12', 'off-patched', 'off-patched-k6.12', 'off-stock', 'off-stock-k6.12']" ] \
+pairs=$(bench_pairs "$out")
+[ "${pairs%% \[\'*}" = "30 15 [$(printf '1, %.0s' $(seq 14))1]" ] && [ "${pairs##*\] }" = "['node-patched', 'node-patched-k6.12', 'off-patched', 'off-patched-k6.12', 'off-stock', 'off-stock-k6.12']" ] \
 	&& pass kvers.bench_neighbours_rotate || bad kvers.bench_neighbours_rotate "$pairs"
 # the CI matrix rows: the field, and the make line that plans the same cells
 out=$(m --scenarios alpha --topos uma --modes off --kvers 6.1,6.12 --list --format json)
@@ -247,12 +240,7 @@ unset DPLAB_RUNNER
 # that fails at once stands for run.py.  (make exits 2 on any failed recipe:
 # what ran, and the one line, tell a refusal from a failed cell.)
 lab=$tmp/lab
-mkdir -p "$lab/workloads"
-cp Makefile "$lab/"
-cp -r launch "$lab/launch"
-rm -rf "$lab/launch/__pycache__"
-ln -s "$top/topologies" "$lab/topologies"
-ln -s "$top/workloads/scenarios" "$lab/workloads/scenarios"
+lab_copy "$lab"
 ln -s "$top/tests" "$lab/tests"
 for s in kernel.sh kunit.sh check-series.sh; do
 	printf '%s\n' '#!/bin/bash' \
