@@ -27,6 +27,10 @@ fi
 root=$(. launch/lib.sh && kernel_root "$top")
 rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$root/patched/obj/include/generated/utsrelease.h" 2>/dev/null)
 [[ $rel == 6.12.* ]] && pass "6.12.kernel_release ($rel)" || bad 6.12.kernel_release "'$rel'"
+# the version's own fragment went in: without CPUSETS_V1, 6.12 has no
+# cgroup v1 cpuset and vmstat-cpuset's cpuset readers never run
+grep -qx 'CONFIG_CPUSETS_V1=y' "$root/patched/obj/.config" && pass 6.12.config_cpusets_v1 ||
+	bad 6.12.config_cpusets_v1 "patches/6.12/lab.config's CONFIG_CPUSETS_V1=y is not in the 6.12 .config"
 # no warning from the files the series adds or touches (the tree's own, such
 # as mm/memory.c's last_cpupid #warning, are 6.12's)
 warn=$(grep -E '(mm/(dirty_pressure|page-writeback|vmscan)|include/linux/(mmzone|vmstat)\.h|trace/events/writeback\.h).*warning:' \
