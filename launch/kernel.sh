@@ -122,7 +122,7 @@ frags=("$top/patches/lab.config")
 # A version's own options (patches/<major.minor>/lab.config), for the
 # patched and the stock kernel alike: 6.12 builds cgroup v1's cpuset, which
 # vmstat-cpuset mounts, only with CPUSETS_V1, an option 6.1 does not have.
-mm=$(echo "$version" | cut -d. -f1-2)
+mm=$(version_mm "$version")
 [ "$mm" != 6.1 ] && [ -f "$top/patches/$mm/lab.config" ] && frags+=("$top/patches/$mm/lab.config")
 [ "$kernel" = patched ] && [ -f "$top/patches/kunit.config" ] && frags+=("$top/patches/kunit.config")
 [ "$variant" != lab ] && frags+=("$top/patches/$variant.config")

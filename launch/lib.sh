@@ -85,13 +85,16 @@ ksrc_snapshot() {
 		{ echo "cannot tag the snapshot of KSRC=$tree" >&2; return 1; }
 }
 
+# version_mm VERSION: its major.minor (6.12.118 -> 6.12), as patches/<mm>/ names a port
+version_mm() { echo "$1" | cut -d. -f1-2; }
+
 # series_for TOP VERSION [SERIES]: the series file for a tree of VERSION:
 # SERIES when given, else patches/series for 6.1 (the series' base) or
 # patches/<major.minor>/series for a port; one line and non-zero when there
 # is none
 series_for() {
 	local top=$1 ver=$2 want=${3:-} mm
-	mm=$(echo "$ver" | cut -d. -f1-2)
+	mm=$(version_mm "$ver")
 	if [ -n "$want" ]; then
 		[ -f "$want" ] || { echo "SERIES=$want: no such file" >&2; return 1; }
 		realpath -- "$want"

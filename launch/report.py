@@ -375,6 +375,11 @@ def order_key(c):
             c["name"])
 
 
+def column_of(c):
+    """The A/B table column a cell belongs to (COLUMNS' label), None for none."""
+    return next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+
+
 def cluster_label(c):
     """topology[/variant][/lru]: the cells compared with each other."""
     return c["topology"] + ("" if c["variant"] == "lab" else f"/{c['variant']}") + \
@@ -389,7 +394,7 @@ def groups(cells):
     several = len(kvers_of(cells)) > 1
     for c in sorted(cells, key=order_key):
         lab = cluster_label(c) + (f"/linux-{c['kver']}" if several else "")
-        col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+        col = column_of(c)
         if col is None or (c["release"] is None and not c["metrics"] and c["repeat"] is not None):
             # A repeat that never finished (hung, aborted) is in the cells
             # table; counted here it would pass for a repeat without values.
@@ -748,7 +753,7 @@ def kver_blocks(cells):
     base = vers[0]
     by = {}     # (scenario, cluster) -> column label -> version -> [cells]
     for c in sorted(cells, key=order_key):
-        col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+        col = column_of(c)
         if col is None or (c["release"] is None and not c["metrics"]):
             continue    # a cell that never finished has no values
         by.setdefault((c["scenario"], cluster_label(c)), {}).setdefault(col, {}) \
@@ -809,7 +814,7 @@ def baseline_blocks(cells):
             continue
         settings = {}
         for c in sorted(fam, key=order_key):
-            col = next((lbl for k, m, lbl in COLUMNS if k == c["kernel"] and m == c["mode"]), None)
+            col = column_of(c)
             if col is None or (c["release"] is None and not c["metrics"]):
                 continue
             name = c["scenario"] + ("" if c["lru"] == "classic" else f" ({c['lru']})") + \
