@@ -432,4 +432,65 @@ if [ $rc -ne 0 ] && [ "$(tail -n 1 "$tmp/p5.out")" = "52 passed, 2 failed" ] &&
 else
 	bad run_repeats_failures_at_end "rc=$rc $(tail -n 6 "$tmp/p5.out" | tr '\n' '|')"
 fi
+# A suite's `prebuild` (the lab's kernels) starts when the run starts, in the
+# background at idle priority, so that it builds while the suites before it
+# run; in the run's session (the scheduler's autogroup: its nice value then
+# counts against the tests, not beside them) but its own process group, which
+# the driver stops at the end whatever is left of it.  Only a selected
+# suite's prebuild starts, and TEST_PREBUILD=0 starts none.
+mkdir -p "$tmp/root6/h" "$tmp/root6/l" "$tmp/pb"
+cat >"$tmp/root6/l/prebuild" <<'T'
+#!/bin/bash
+echo "prebuild says"
+read -r -a st </proc/self/stat
+echo "nice=${st[18]} policy=$(chrt -p $$ | sed -n 's/.*policy: //p') sid=$(ps -o sid= -p $$ | tr -d ' ') pgid=$(ps -o pgid= -p $$ | tr -d ' ') pid=$$" >"$PB/started"
+sleep "${PB_SLEEP:-2}"
+touch "$PB/built"
+T
+cat >"$tmp/root6/h/1.t" <<'T'
+#!/bin/bash
+sleep 1.5
+[ -f "$PB/started" ] && echo "PASS: prebuild_seen" || echo "FAIL: prebuild_seen: no prebuild running beside the host suite"
+echo "sid=$(ps -o sid= -p $$ | tr -d ' ') pgid=$(ps -o pgid= -p $$ | tr -d ' ')" >"$PB/test"
+T
+cat >"$tmp/root6/l/1.t" <<'T'
+#!/bin/bash
+for _ in $(seq 40); do [ -f "$PB/built" ] && break; sleep 0.25; done
+[ -f "$PB/built" ] && echo "PASS: built" || echo "FAIL: built: the prebuild never finished"
+T
+chmod +x "$tmp/root6/l/prebuild" "$tmp/root6/h/1.t" "$tmp/root6/l/1.t"
+PB=$tmp/pb TEST_ROOT=$tmp/root6 TEST_LOG=$tmp/p6.log tests/run h l >"$tmp/p6.out" 2>"$tmp/p6.err"; rc=$?
+[ $rc -eq 0 ] && [ "$(tail -n 1 "$tmp/p6.out")" = "2 passed, 0 failed" ] && pass run_prebuild_beside_earlier_suites \
+	|| bad run_prebuild_beside_earlier_suites "rc=$rc $(tr '\n' '|' <"$tmp/p6.out")"
+started=$(cat "$tmp/pb/started" 2>/dev/null) test=$(cat "$tmp/pb/test" 2>/dev/null)
+[[ $started == nice=19\ policy=SCHED_IDLE* ]] && pass run_prebuild_idle_priority || bad run_prebuild_idle_priority "'$started'"
+psid=$(sed -n 's/.*sid=\([0-9]*\).*/\1/p' <<<"$started") ppg=$(sed -n 's/.*pgid=\([0-9]*\).*/\1/p' <<<"$started")
+ppid_=$(sed -n 's/.*pid=\([0-9]*\)$/\1/p' <<<"$started")
+tsid=$(sed -n 's/^sid=\([0-9]*\).*/\1/p' <<<"$test") tpg=$(sed -n 's/.*pgid=\([0-9]*\)/\1/p' <<<"$test")
+[ -n "$psid" ] && [ "$psid" = "$tsid" ] && [ "$ppg" != "$tpg" ] && [ "$ppg" = "$ppid_" ] && pass run_prebuild_session_and_group \
+	|| bad run_prebuild_session_and_group "prebuild '$started', a test '$test'"
+grep -qx 'prebuild says' "$tmp/p6.prebuild-l.log" 2>/dev/null && grep -q '^>> l/prebuild: .*p6.prebuild-l.log' "$tmp/p6.err" \
+	&& pass run_prebuild_log || bad run_prebuild_log "$(tr '\n' '|' <"$tmp/p6.err" | cut -c1-300)"
+# one still running when the run ends is stopped with its children
+rm -f "$tmp/pb/"*
+t0=$(date +%s)
+PB=$tmp/pb PB_SLEEP=300 TEST_ROOT=$tmp/root6 TEST_LOG=$tmp/p7.log tests/run h >/dev/null 2>&1
+took=$(( $(date +%s) - t0 ))
+# (l not selected: its prebuild must not start)
+[ ! -f "$tmp/pb/started" ] && pass run_prebuild_only_selected_suites || bad run_prebuild_only_selected_suites "l/prebuild ran for 'tests/run h'"
+rm -f "$tmp/pb/"*
+mkdir -p "$tmp/root7/l"
+cp "$tmp/root6/l/prebuild" "$tmp/root7/l/prebuild"
+printf '#!/bin/sh\nsleep 1\necho "PASS: x"\n' >"$tmp/root7/l/1.t"; chmod +x "$tmp/root7/l/1.t"
+t0=$(date +%s)
+PB=$tmp/pb PB_SLEEP=300 TEST_ROOT=$tmp/root7 TEST_LOG=$tmp/p7.log tests/run l >/dev/null 2>&1
+took=$(( $(date +%s) - t0 ))
+sleep 0.5
+left=$(pgrep -f "sleep 300" -P "$(sed -n 's/.*pid=\([0-9]*\)$/\1/p' "$tmp/pb/started" 2>/dev/null)" 2>/dev/null; pgrep -fx 'sleep 300')
+[ -f "$tmp/pb/started" ] && [ $took -lt 30 ] && [ -z "$left" ] && pass run_prebuild_stopped_at_end \
+	|| bad run_prebuild_stopped_at_end "took ${took}s, started '$(cat "$tmp/pb/started" 2>/dev/null)', left: '$left'"
+pkill -fx 'sleep 300' 2>/dev/null
+rm -f "$tmp/pb/"*
+PB=$tmp/pb TEST_PREBUILD=0 TEST_ROOT=$tmp/root7 TEST_LOG=$tmp/p8.log tests/run l >/dev/null 2>&1
+[ ! -f "$tmp/pb/started" ] && pass run_prebuild_off || bad run_prebuild_off "TEST_PREBUILD=0 started l/prebuild"
 exit $fail
