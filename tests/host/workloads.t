@@ -595,8 +595,19 @@ jq -e '.program == "truncloop" and .status == "complete" and .rounds == 5 and .w
 	and (.pages_per_s * .ns_per_page / 1e9 - 1 | fabs) < 0.001
 	and .round_ns_per_page_min <= .round_ns_per_page_p50
 	and .round_ns_per_page_p50 <= .round_ns_per_page_max * 1.0001
+	and .round_ns_per_page_min <= .round_ns_per_page_median
+	and .round_ns_per_page_median <= .round_ns_per_page_max
+	and .round_ns_per_page_min <= .round_ns_per_page_mean90
+	and .round_ns_per_page_mean90 <= .round_ns_per_page_max
 	and .write_lat_p50_us <= .write_lat_max_us' "$t/tl.json" >/dev/null
 check truncloop-report $? "$(jq -c '{status,rounds,writes,bytes_written,pages_written,ns_per_page,write_ns_per_page,truncate_ns_per_page,pages_per_s}' "$t/tl.json" 2>&1)"
+# the exact median and mean90 are the rounds' own numbers, not a histogram's
+# buckets.  Each round writes as many pages, so ns_per_page is the mean of
+# the rounds' ns per page; mean90 drops the slowest 10% (floor(0.9 x 5) = 4
+# rounds kept), here exactly the max: (5 x ns_per_page - max) / 4.
+jq -e '(.round_ns_per_page_mean90 - (5 * .ns_per_page - .round_ns_per_page_max) / 4 | fabs) < 0.01
+	and .round_ns_per_page_mean90_rounds == 4' "$t/tl.json" >/dev/null
+check truncloop-round-statistics $? "$(jq -c '{rounds,ns_per_page,round_ns_per_page_min,round_ns_per_page_median,round_ns_per_page_mean90,round_ns_per_page_mean90_rounds,round_ns_per_page_max}' "$t/tl.json" 2>&1)"
 s=$(ms)
 "$bin/truncloop" --file "$t/tl" --size 256K --duration 0.5 --report "$t/tld.json" 2>"$t/err"; rc=$?
 el=$(( $(ms) - s ))

@@ -60,7 +60,8 @@ workload() {
 	r=$(report truncloop)
 	[ -s "$r" ] || { echo "cost: no truncloop report"; return 1; }
 	for k in pages_per_s ns_per_page write_ns_per_page truncate_ns_per_page \
-		 round_ns_per_page_min round_ns_per_page_p50 round_ns_per_page_max rounds; do
+		 round_ns_per_page_min round_ns_per_page_p50 round_ns_per_page_median \
+		 round_ns_per_page_mean90 round_ns_per_page_max rounds; do
 		metric "$k" "$(jq ".$k" "$r")"
 	done
 	# every page of every round, the warm-up's too: what nr_dirtied counts
