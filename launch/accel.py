@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""Which QEMU accelerator a dplab guest boots under: ACCEL=auto|kvm|tcg.
+"""Which QEMU accelerator a dplab guest boots under: ACCEL=auto|kvm|tcg|icount.
 
   accel.py [--accel V] [--image BZIMAGE] [--check-only] [--qemu-args] [--quiet] [--prog NAME]
 
 V defaults to the environment's ACCEL, else auto.  Prints the accelerator
-(kvm or tcg; with --qemu-args, QEMU's arguments for it) on stdout and one
+(kvm, tcg or icount; with --qemu-args, QEMU's arguments for it) on stdout and one
 line on stderr saying which and why ("accel: tcg (auto: /dev/kvm missing)").
 A bad value, or kvm asked for where it does not run a guest: one line, exit 2.
+icount is TCG on one host thread with the guest's clock driven by its
+instruction count (-icount shift=3,sleep=off): a guest nanosecond is an
+eighth of an instruction whatever the host's speed or load, and an idle
+guest skips ahead to its next timer.  What a guest times is then a count of
+instructions, the measure for a cost on a shared or slow host where
+wall-clock rates scatter by tens of percent (make bench SCENARIOS=cost
+TOPOS=2node-1cpu,64node-1cpu ACCEL=icount).  Instructions, not cycles: cache
+misses and contention are not in it.  One vCPU only: with two, QEMU 7.2's
+icount never brings the second up (the guest stops at "x86: Booting SMP
+configuration"), so run.py refuses a topology with more than one.
 --check-only checks without booting (the value; for kvm, the device and a
 cached probe) and prints nothing when all is well.
 
@@ -36,12 +46,17 @@ import tempfile
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ACCELS = ("auto", "kvm", "tcg")
+ACCELS = ("auto", "kvm", "tcg", "icount")
+# shift 3: 8 ns per instruction, a 125 MIPS guest clock, which keeps a 20 s
+# guest loop to about as long on TCG here
+ICOUNT_SHIFT = 3
 QBOOT = "/usr/share/qemu/qboot.rom"
 MARKER = "dplab-accel-probe: userspace up"
 PROBE_INIT = os.path.join(TOP, "launch", "accel-probe-init.sh")
 QEMU_ARGS = {"kvm": ["-accel", "kvm", "-cpu", "host"],
-             "tcg": ["-accel", "tcg,thread=multi", "-cpu", "max"]}
+             "tcg": ["-accel", "tcg,thread=multi", "-cpu", "max"],
+             "icount": ["-accel", "tcg,thread=single", "-icount", f"shift={ICOUNT_SHIFT},sleep=off",
+                        "-cpu", "max"]}
 
 
 class AccelError(Exception):
@@ -77,7 +92,7 @@ def requested(value=None):
     v = value if value is not None else os.environ.get("ACCEL", "")
     v = (v or "auto").strip()
     if v not in ACCELS:
-        raise AccelError(f"ACCEL must be auto, kvm or tcg, not '{v}'")
+        raise AccelError(f"ACCEL must be auto, kvm, tcg or icount, not '{v}'")
     return v
 
 
@@ -198,8 +213,8 @@ def choose(value=None, image=None, check_only=False):
     (accelerator None with check_only).  AccelError for a bad value, or kvm
     requested where it does not run a guest."""
     req = requested(value)
-    if req == "tcg":
-        return {"accelerator": None if check_only else "tcg", "requested": req, "reason": "requested"}
+    if req in ("tcg", "icount"):
+        return {"accelerator": None if check_only else req, "requested": req, "reason": "requested"}
     dev = kvm_device()
     st, why = device_state(dev)
     if st is None:
@@ -260,7 +275,7 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv):
     ap = Parser(description=__doc__.split("\n")[0])
-    ap.add_argument("--accel", help="auto, kvm or tcg (default: $ACCEL, else auto)")
+    ap.add_argument("--accel", help="auto, kvm, tcg or icount (default: $ACCEL, else auto)")
     ap.add_argument("--image", help="the bzImage to probe with (default: a built lab kernel)")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--qemu-args", action="store_true", help="print QEMU's arguments, not the name")

@@ -6,7 +6,7 @@
 # line per test case instead (the tests/run protocol).  A warning, oops or
 # other kernel complaint on the console fails the boot (kunit_kernel_clean)
 # even when every case passed.  QEMU's accelerator is
-# ACCEL's (auto, kvm, tcg; default auto: launch/accel.py), said in one line on
+# ACCEL's (auto, kvm, tcg, icount; default auto: launch/accel.py), said in one line on
 # stderr; a bad value, or kvm where it does not run a guest, exits 2.
 # Usage: launch/kunit.sh [VARIANT] [--tap]
 set -uo pipefail

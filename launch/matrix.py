@@ -67,6 +67,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as scn  # noqa: E402
+import topology  # noqa: E402
 import slurm_engine  # noqa: E402
 from dplab.checks import PASSING_VERDICTS, failing_names, skipped, test_line, verdict_of  # noqa: E402
 from dplab.contract import (DEFAULT_KVER, KERNELS, KVERS, LRUS, MODES, TOP, ContractError,  # noqa: E402
@@ -193,7 +194,7 @@ def smoke_cut(scens, topos, modes, lrus, kernels, variant, topologies):
     order = [s for s in scens if s != "smoke" and not scens[s].get("smoke_skip")] + \
         (["smoke"] if "smoke" in scens else [])
     for s in order:
-        cand = [t for t in (topos or scens[s]["topos"])]
+        cand = [t for t in (topos or scens[s]["topos"]) if topos or t in wanted]
         t = next((t for t in cand if t not in covered), cand[0] if cand else None)
         if t is not None:
             plan.append((t, s))
@@ -539,7 +540,19 @@ def plan(a):
     if not scens:
         raise BadInput(f"no scenarios in {sdir}")
     if a.smoke:
-        cells = smoke_cells(scens, topos, modes, lrus, kernels, a.variant, topologies, kvers)
+        # a topology file's "smoke skip WHY" keeps it out of the cut (not out
+        # of an explicit TOPOS=), said aloud like a scenario's SMOKE_SKIP
+        in_cut = []
+        for t in topologies:
+            try:
+                why = topology.load(os.path.join(tdir, t))["smoke_skip"]
+            except topology.TopologyError as e:
+                raise BadInput(str(e))
+            if why and not topos:
+                print(f"matrix: smoke: not in the cut: topology {t}: {why}", file=sys.stderr)
+            else:
+                in_cut.append(t)
+        cells = smoke_cells(scens, topos, modes, lrus, kernels, a.variant, in_cut, kvers)
     elif a.bench:
         cells = bench_cells(scens, topos, modes, lrus, kernels, a.variant, a.repeats, kvers)
     else:

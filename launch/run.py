@@ -3,7 +3,7 @@
 
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
          [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--boot-timeout SEC] [--quiet]
-         [--lru classic|mglru] [--disk-write-bps SIZE] [--accel auto|kvm|tcg] [--check-only]
+         [--lru classic|mglru] [--disk-write-bps SIZE] [--accel auto|kvm|tcg|icount] [--check-only]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
 fails or the guest panicked, 2 with one line when the run could not happen
@@ -165,6 +165,8 @@ def record_host(out, qemu, choice=None):
     except (OSError, subprocess.TimeoutExpired):
         version = []
     accelerator = qemu[qemu.index("-accel") + 1].split(",")[0] if "-accel" in qemu else None
+    if accelerator == "tcg" and "-icount" in qemu:
+        accelerator = "icount"   # guest time counts instructions: never compared with tcg's
     mem_kb = proc_field("/proc/meminfo", "MemTotal")   # "24683748 kB"
     host = {
         "hostname": socket.gethostname(),
@@ -211,7 +213,8 @@ def parse_args():
                          "scenario's DISK_WRITE_BPS or the topology's write_bps")
     ap.add_argument("--accel", default=os.environ.get("ACCEL") or "auto",
                     help="QEMU's accelerator: auto (KVM when a probe guest runs under it, else TCG), "
-                         "kvm or tcg (default: $ACCEL, else auto)")
+                         "kvm, tcg, or icount (TCG, the guest's clock counts instructions: launch/accel.py) "
+                         "(default: $ACCEL, else auto)")
     ap.add_argument("--check-only", action="store_true",
                     help="check every parameter, then exit: 0 and silent when the run could start. "
                          "make run does this before it builds a kernel; whether the kernel exists "
@@ -284,6 +287,10 @@ def check_parameters(a):
         topo["disk"]["write_bps"] = bps
     if a.disk and not os.path.isfile(a.disk):
         fail2(f"--disk {a.disk}: no such file")
+    ncpus = sum(nd["cpus"] for nd in topo["nodes"].values())
+    if accel.requested(a.accel) == "icount" and ncpus > 1:
+        fail2(f"ACCEL=icount runs one vCPU only (QEMU's icount never brings up a second): "
+              f"topology {topo['name']} has {ncpus} (for a cost: 2node-1cpu, 64node-1cpu)")
     name = cell_name(topo["name"], sc["name"], a.mode, a.kernel, a.variant, a.lru)
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
     safe_out(out)

@@ -45,26 +45,26 @@ probes() { cat "$FAKE_LOG.probes" 2>/dev/null | wc -l; }
 
 # ---- bad values: one line, exit 2, before anything is built or booted ----
 out=$(ACCEL=bogus acc 2>&1 >/dev/null); rc=$?
-[ $rc -eq 2 ] && [ "$out" = "accel: ACCEL must be auto, kvm or tcg, not 'bogus'" ] && pass bad_value.accel_py \
+[ $rc -eq 2 ] && [ "$out" = "accel: ACCEL must be auto, kvm, tcg or icount, not 'bogus'" ] && pass bad_value.accel_py \
 	|| bad bad_value.accel_py "rc=$rc '$out'"
 out=$(ACCEL=KVM $py "$lab/launch/run.py" --topo uma --check-only 2>&1); rc=$?
-[ $rc -eq 2 ] && [ "$out" = "run: ACCEL must be auto, kvm or tcg, not 'KVM'" ] && pass bad_value.run_check_only \
+[ $rc -eq 2 ] && [ "$out" = "run: ACCEL must be auto, kvm, tcg or icount, not 'KVM'" ] && pass bad_value.run_check_only \
 	|| bad bad_value.run_check_only "rc=$rc '$out'"
 out=$($py "$lab/launch/run.py" --topo uma --accel hvf 2>&1); rc=$?
-[ $rc -eq 2 ] && [ "$out" = "run: ACCEL must be auto, kvm or tcg, not 'hvf'" ] && [ ! -d "$lab/results" ] \
+[ $rc -eq 2 ] && [ "$out" = "run: ACCEL must be auto, kvm, tcg or icount, not 'hvf'" ] && [ ! -d "$lab/results" ] \
 	&& pass bad_value.run_option || bad bad_value.run_option "rc=$rc '$out'"
 # make run: the Makefile exports ACCEL, run.py's --check-only refuses it
 # before kernel.sh; make kunit and make matrix refuse it before a build.
 rm -f "$lab/kernel.sh-ran"
 make -s -C "$lab" run DEB_PACKAGES= ACCEL=bogus >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc -eq 2 ] && [ ! -e "$lab/kernel.sh-ran" ] && [ "$(grep -c "ACCEL" "$tmp/e")" -eq 1 ] &&
-	grep -qxF "run: ACCEL must be auto, kvm or tcg, not 'bogus'" "$tmp/e" && pass bad_value.make_run \
+	grep -qxF "run: ACCEL must be auto, kvm, tcg or icount, not 'bogus'" "$tmp/e" && pass bad_value.make_run \
 	|| bad bad_value.make_run "rc=$rc kernel.sh: $(cat "$lab/kernel.sh-ran" 2>/dev/null) $(tr '\n' '|' <"$tmp/e")"
 make -s -C "$lab" kunit DEB_PACKAGES= ACCEL=tcp >/dev/null 2>"$tmp/e"; rc=$?
-[ $rc -eq 2 ] && [ ! -e "$lab/kernel.sh-ran" ] && grep -qxF "kunit: ACCEL must be auto, kvm or tcg, not 'tcp'" "$tmp/e" \
+[ $rc -eq 2 ] && [ ! -e "$lab/kernel.sh-ran" ] && grep -qxF "kunit: ACCEL must be auto, kvm, tcg or icount, not 'tcp'" "$tmp/e" \
 	&& pass bad_value.make_kunit || bad bad_value.make_kunit "rc=$rc $(tr '\n' '|' <"$tmp/e")"
 out=$(ACCEL=qemu "$lab/launch/kunit.sh" 2>&1); rc=$?
-[ $rc -eq 2 ] && [ "$out" = "kunit.sh: ACCEL must be auto, kvm or tcg, not 'qemu'" ] && pass bad_value.kunit_sh \
+[ $rc -eq 2 ] && [ "$out" = "kunit.sh: ACCEL must be auto, kvm, tcg or icount, not 'qemu'" ] && pass bad_value.kunit_sh \
 	|| bad bad_value.kunit_sh "rc=$rc '$out'"
 
 # ---- auto without a usable device: TCG, said in one line, nothing probed ----

@@ -99,7 +99,14 @@ out=$($py launch/matrix.py --bench --scenarios cost --repeats 1 --list | tr '\n'
 # Smoke, on the shipped scenarios and topologies: each at least once, modes rotate.
 out=$($py launch/matrix.py --smoke --list 2>"$tmp/smoke.err")
 miss=""
-for t in topologies/*; do grep -q "^${t##*/}-" <<<"$out" || miss="$miss ${t##*/}"; done
+# (a topology with `smoke skip WHY` is left out of the cut, said aloud)
+for t in topologies/*; do
+	if grep -q '^smoke ' "$t"; then
+		grep -q "^${t##*/}-" <<<"$out" && miss="$miss ${t##*/}(skipped-but-run)"
+		grep -q "not in the cut: topology ${t##*/}: " "$tmp/smoke.err" || miss="$miss ${t##*/}(unannounced)"
+		continue
+	fi
+	grep -q "^${t##*/}-" <<<"$out" || miss="$miss ${t##*/}"; done
 # (a STANDALONE scenario is one step of a sequence its lab test runs: no
 # cell; a SMOKE_SKIP one is left out of the cut, and the cut must say so)
 for s in workloads/scenarios/*.sh; do grep -q '^STANDALONE=' "$s" && continue
@@ -111,6 +118,19 @@ for s in workloads/scenarios/*.sh; do grep -q '^STANDALONE=' "$s" && continue
 modes=$(for mo in off global node; do grep -q -- "-$mo-patched" <<<"$out" && echo $mo; done | wc -l)
 [ -z "$miss" ] && [ "$modes" -eq 3 ] && grep -q -- '-mglru$' <<<"$out" && pass smoke_covers_everything \
 	|| bad smoke_covers_everything "missing:$miss modes=$modes"
+# ... and a skipped topology changes nothing else in the cut: the same cells
+# as from a topology directory without it (the icount copies of 2node-sym and
+# 64node would otherwise take recovery's and the mglru smoke's places)
+mkdir -p "$tmp/topo-noskip"
+for t in topologies/*; do grep -q '^smoke ' "$t" || cp "$t" "$tmp/topo-noskip/"; done
+want=$($py launch/matrix.py --smoke --list --topology-dir "$tmp/topo-noskip" 2>/dev/null)
+[ -n "$want" ] && [ "$out" = "$want" ] && [ "$(ls topologies | wc -l)" -gt "$(ls "$tmp/topo-noskip" | wc -l)" ] \
+	&& pass smoke_skipped_topology_changes_nothing_else || bad smoke_skipped_topology_changes_nothing_else "$(diff <(echo "$want") <(echo "$out") | tr '\n' ' ')"
+printf 'description x\nmemory 1G\nnode 0 cpus=1 mem=1G\nsmoke\n' >"$tmp/topo-noskip/bad"
+out=$($py launch/matrix.py --smoke --list --topology-dir "$tmp/topo-noskip" 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"bad:4: smoke takes 'skip' and a reason"* ]] && pass bad_input.topology_smoke \
+	|| bad bad_input.topology_smoke "rc=$rc $out"
+rm "$tmp/topo-noskip/bad"
 
 # ---- KVERS: kernel versions, each from its Debian source (issue 16) ----------
 # 6.1 cells keep today's names; a 6.12 cell's name says -k6.12 after the kernel.
