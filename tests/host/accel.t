@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host tests of ACCEL=auto|kvm|tcg (launch/accel.py, run.py --accel, the
+# Host tests of ACCEL=auto|kvm|tcg|icount (launch/accel.py, run.py --accel, the
 # report's refusal to compare across accelerators), without a kernel or KVM:
 # a copy of launch/ in a temporary lab tree with a dummy bzImage, a device
 # path that is missing, a directory or a plain file (DPLAB_KVM_DEV), and a
@@ -66,6 +66,31 @@ make -s -C "$lab" kunit DEB_PACKAGES= ACCEL=tcp >/dev/null 2>"$tmp/e"; rc=$?
 out=$(ACCEL=qemu "$lab/launch/kunit.sh" 2>&1); rc=$?
 [ $rc -eq 2 ] && [ "$out" = "kunit.sh: ACCEL must be auto, kvm, tcg or icount, not 'qemu'" ] && pass bad_value.kunit_sh \
 	|| bad bad_value.kunit_sh "rc=$rc '$out'"
+
+# ---- icount: TCG on one thread, the guest's clock counting instructions ----
+# (no probe: it needs no device); one vCPU only, refused before the boot
+out=$(acc --accel icount --qemu-args 2>"$tmp/e"); rc=$?
+[ $rc -eq 0 ] && [ "$out" = "-accel tcg,thread=single -icount shift=3,sleep=off -cpu max" ] &&
+	[ "$(cat "$tmp/e")" = "accel: icount (requested)" ] && [ "$(probes)" -eq 0 ] && pass icount.qemu_args \
+	|| bad icount.qemu_args "rc=$rc '$out' $(cat "$tmp/e")"
+out=$($py "$lab/launch/run.py" --topo 2node-sym --scenario smoke --accel icount --check-only 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	[[ $out == "run: ACCEL=icount runs one vCPU only"*"topology 2node-sym has 2"* ]] && pass icount.refuses_two_vcpus \
+	|| bad icount.refuses_two_vcpus "rc=$rc '$out'"
+for t in 2node-1cpu 64node-1cpu; do
+	out=$(ACCEL=icount $py "$lab/launch/run.py" --topo $t --scenario cost --check-only 2>&1); rc=$?
+	[ $rc -eq 0 ] && [ -z "$out" ] && pass "icount.takes_$t" || bad "icount.takes_$t" "rc=$rc '$out'"
+done
+# host.json names icount, not tcg: the report never compares the two
+$py - "$lab/launch" "$tmp/hj" <<'P' && pass icount.host_json || bad icount.host_json "$(cat "$tmp/hj/host.json" 2>&1 | tr '\n' ' ')"
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import accel, run
+os.makedirs(sys.argv[2], exist_ok=True)
+run.record_host(sys.argv[2], ["qemu-system-x86_64"] + accel.qemu_args("icount"), {"requested": "icount", "reason": "requested"})
+h = json.load(open(os.path.join(sys.argv[2], "host.json")))
+sys.exit(h["accelerator"] != "icount" or h["accelerator_requested"] != "icount")
+P
 
 # ---- auto without a usable device: TCG, said in one line, nothing probed ----
 export DPLAB_QEMU=$fake FAKE_MODE=ok
