@@ -56,28 +56,42 @@ def vmstat_delta(out, prefix):
 
 def kswapd_cpu(out):
     """Each kswapd's CPU seconds between the guest's snapshots (OUT/kswapd.
-    {before,after}: a clk_tck line, then "kswapdN ticks"), as
-    {"nodeN_s": ..., "total_s": ...}; None without both snapshots."""
+    {before,after}: a clk_tck line, then "kswapdN ticks pid"), as
+    {"nodeN_s": ..., "total_s": ...}; None without both snapshots.  A kswapd
+    whose pid changed in between was stopped and started again (a node's
+    memory offlined and onlined): the new thread's ticks start from 0 and
+    the old one's last are gone, so that node's time is unknown (null, the
+    node named under "restarted"), and so is the total.  Snapshots without
+    the pid (older runs) are read as before."""
     def ticks(when):
-        t = {}
+        t, pids = {}, {}
         for line in read(os.path.join(out, f"kswapd.{when}")).splitlines():
             w = line.split()
-            if len(w) == 2 and w[1].isdigit():
+            if len(w) in (2, 3) and all(x.isdigit() for x in w[1:]):
                 t[w[0]] = int(w[1])
-        return t
-    before, after = ticks("before"), ticks("after")
+                if len(w) == 3:
+                    pids[w[0]] = w[2]
+        return t, pids
+    (before, pid0), (after, pid1) = ticks("before"), ticks("after")
     hz = after.pop("clk_tck", 0)
     before.pop("clk_tck", None)
     if not hz or not after:
         return None
-    cpu = {}
+    cpu, restarted = {}, []
     for name, t in sorted(after.items()):
         m = re.fullmatch(r"kswapd(\d+)", name)
         if m and name in before:
-            cpu[f"node{m.group(1)}_s"] = round((t - before[name]) / hz, 2)
+            node = f"node{m.group(1)}"
+            if name in pid0 and name in pid1 and pid0[name] != pid1[name]:
+                cpu[f"{node}_s"] = None
+                restarted.append(node)
+            else:
+                cpu[f"{node}_s"] = round((t - before[name]) / hz, 2)
     if not cpu:
         return None
-    cpu["total_s"] = round(sum(cpu.values()), 2)
+    cpu["total_s"] = None if restarted else round(sum(cpu.values()), 2)
+    if restarted:
+        cpu["restarted"] = restarted
     return cpu
 
 

@@ -84,7 +84,8 @@ snapshot() {
 			o = pre o "." (FILENAME ~ /\/vmstat$/ ? "vmstat" : "meminfo") suf }
 		{ print > o }' $(nodefiles vmstat meminfo)
 	# each kswapd's CPU time (utime + stime of /proc/PID/stat, in clock
-	# ticks): "kswapdN ticks" per line, the tick rate on the first line
+	# ticks) and pid: "kswapdN ticks pid" per line, the tick rate on the
+	# first line; a pid that changed is a kswapd stopped and started again
 	# (set -- reuses the positional parameters: $1 is saved in _when)
 	{ echo "clk_tck $(getconf CLK_TCK 2>/dev/null || echo 100)"
 	  for _s in /proc/[0-9]*/stat; do
@@ -92,7 +93,7 @@ snapshot() {
 		case $_l in *" (kswapd"[0-9]*") "*) ;; *) continue ;; esac
 		# shellcheck disable=SC2086
 		set -- ${_l#*) }
-		_c=${_l#*(}; echo "${_c%%)*} $((${12} + ${13}))"
+		_c=${_l#*(}; echo "${_c%%)*} $((${12} + ${13})) ${_l%% *}"
 	  done; } >$OUT/kswapd.$_when
 }
 
