@@ -8,10 +8,13 @@ V defaults to the environment's ACCEL, else auto.  Prints the accelerator
 line on stderr saying which and why ("accel: tcg (auto: /dev/kvm missing)").
 A bad value, or kvm asked for where it does not run a guest: one line, exit 2.
 icount is TCG on one host thread with the guest's clock driven by its
-instruction count (-icount shift=3,sleep=off): a guest nanosecond is an
-eighth of an instruction whatever the host's speed or load, and an idle
-guest skips ahead to its next timer.  What a guest times is then a count of
-instructions, the measure for a cost on a shared or slow host where
+instruction count (-icount shift=3): while the guest runs, a guest
+nanosecond is an eighth of an instruction whatever the host's speed or
+load; while it idles its clock follows the host's (not sleep=off, which
+skips an idle guest ahead to its next timer: waiting on the host's I/O, a
+guest then saw "task mount blocked for more than 120 seconds").  What a
+busy guest times is then a count of instructions, the measure for a cost
+on a shared or slow host where
 wall-clock rates scatter by tens of percent (make bench SCENARIOS=cost
 TOPOS=2node-1cpu,64node-1cpu ACCEL=icount).  Instructions, not cycles: cache
 misses and contention are not in it.  One vCPU only: with two, QEMU 7.2's
@@ -55,7 +58,7 @@ MARKER = "dplab-accel-probe: userspace up"
 PROBE_INIT = os.path.join(TOP, "launch", "accel-probe-init.sh")
 QEMU_ARGS = {"kvm": ["-accel", "kvm", "-cpu", "host"],
              "tcg": ["-accel", "tcg,thread=multi", "-cpu", "max"],
-             "icount": ["-accel", "tcg,thread=single", "-icount", f"shift={ICOUNT_SHIFT},sleep=off",
+             "icount": ["-accel", "tcg,thread=single", "-icount", f"shift={ICOUNT_SHIFT}",
                         "-cpu", "max"]}
 
 
