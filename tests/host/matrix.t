@@ -132,6 +132,24 @@ out=$($py launch/matrix.py --smoke --list --topology-dir "$tmp/topo-noskip" 2>&1
 	|| bad bad_input.topology_smoke "rc=$rc $out"
 rm "$tmp/topo-noskip/bad"
 
+# The series' cost (VS_STOCK metrics) is a ratio near 1: printed to 4
+# decimals, or an icount bench's 0.10% over stock reads "1.00" and says
+# nothing; other metrics keep 2.
+out=$($py - <<'P' 2>&1
+import sys; sys.path.insert(0, "launch")
+import report
+r = report.stat_row("w", "loop_ns_per_page", "ns", "off vs stock", [1000.0, 1000.2, 999.9, 1000.1, 1000.0],
+                    [1001.0, 1001.1, 1000.9, 1001.0, 1001.2])
+t = report.stat_row("w", "throughput", "MiB/s", "global vs off", [10.0] * 5, [10.1] * 5)
+print(r[7], r[8], t[7])
+P
+)
+read -r rt ci tt <<<"$out"
+lo=${ci%..*} hi=${ci#*..}
+[ "$rt" = 1.0010 ] && [ "$tt" = 1.01 ] && [[ $lo =~ ^1\.[0-9]{4}$ ]] && [[ $hi =~ ^1\.[0-9]{4}$ ]] &&
+	awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= 1.0010 && 1.0010 <= h && h - l < 0.001) }' \
+	&& pass report_cost_ratio_4_decimals || bad report_cost_ratio_4_decimals "$out"
+
 # ---- KVERS: kernel versions, each from its Debian source (issue 16) ----------
 # 6.1 cells keep today's names; a 6.12 cell's name says -k6.12 after the kernel.
 out=$(m --scenarios alpha --topos uma --kvers 6.1,6.12 --list | tr '\n' ' ')
@@ -474,12 +492,12 @@ r=$(row 'write path ns per page')
 [ "$r" = "| write path ns per page | 1000 (990..1010) | 1080 (1050..1100) | 1.08 | 1250 (1200..1300) | 1.25 | 1000 (990..1020) | 1.00 |" ] \
 	&& pass report_cost_ab || bad report_cost_ab "$r"
 r=$(grep '^| write path ns per page |' "$md" | sed -n 2p)
-[ "$r" = "| write path ns per page | 1000 (990..1020) | 1000 (990..1010) | 1.00 | 1080 (1050..1100) | 1.08 | 1250 (1200..1300) | 1.25 |" ] \
+[ "$r" = "| write path ns per page | 1000 (990..1020) | 1000 (990..1010) | 1.0000 | 1080 (1050..1100) | 1.0800 | 1250 (1200..1300) | 1.2500 |" ] \
 	&& grep -q '^`64node` against the stock kernel' "$md" && pass report_cost_vs_stock || bad report_cost_vs_stock "$r"
-[ "$(grep -c '^| pages per balance_dirty_pages() entry |' "$md")" -eq 2 ] && grep -q '^| pages per balance_dirty_pages() entry | 128 (128..128) | 128 (128..128) | 1.00 | 128 (128..128) | 1.00 | 1000 (1000..1000) | 7.81 |$' "$md" \
+[ "$(grep -c '^| pages per balance_dirty_pages() entry |' "$md")" -eq 2 ] && grep -q '^| pages per balance_dirty_pages() entry | 128 (128..128) | 128 (128..128) | 1.0000 | 128 (128..128) | 1.0000 | 1000 (1000..1000) | 7.8125 |$' "$md" \
 	&& pass report_cost_pages_per_bdp || bad report_cost_pages_per_bdp "$(grep 'balance_dirty_pages() entry' "$md")"
-grep -q '^| cost on 64node | write path ns per page | lower | off vs stock | 1000 (990..1020) | 1000 (990..1010) | 3/3 | 1.00 | .* | not resolved at n=3/3 |  |$' "$md" && \
-	grep -q '^| cost on 64node | write path ns per page | lower | node vs stock | 1000 (990..1020) | 1250 (1200..1300) | 3/3 | 1.25 | .* | 0\.1000 | not resolved at n=3/3 |  |$' "$md" && \
+grep -q '^| cost on 64node | write path ns per page | lower | off vs stock | 1000 (990..1020) | 1000 (990..1010) | 3/3 | 1.0000 | .* | not resolved at n=3/3 |  |$' "$md" && \
+	grep -q '^| cost on 64node | write path ns per page | lower | node vs stock | 1000 (990..1020) | 1250 (1200..1300) | 3/3 | 1.2500 | .* | 0\.1000 | not resolved at n=3/3 |  |$' "$md" && \
 	grep -q '^| cost on 64node | pages per balance_dirty_pages() entry | higher | node vs stock | ' "$md" && \
 	! grep -q 'write path ns per page | lower | stock vs off' "$md" \
 	&& pass bench_cost_vs_stock || bad bench_cost_vs_stock "$(grep 'cost on 64node | write' "$md")"
