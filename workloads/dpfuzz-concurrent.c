@@ -188,28 +188,6 @@ static uint64_t run_racers(struct worker *w, int nt, pthread_barrier_t *bar)
 	return t0;
 }
 
-/* the racer whose value the state s shows (m updated to it), or -1 */
-static int racer_seen(struct model *m, int f, const struct worker *w, int nt,
-		      uint64_t t0, const struct state *s, char *why, size_t wsize)
-{
-	for (int i = 0; i < nt; i++) {
-		struct model t = *m;
-
-		if (f == FILE_PRESSURE)
-			/* any racing write may have been the last on a node */
-			model_set_pressure(&t, w[i].val, t0);
-		else if (f == FILE_MODE)
-			t.mode = (int)w[i].val;
-		else
-			model_set_recovery(&t, w[i].val);
-		if (!model_mismatch(&t, s, now_ns(), why, wsize)) {
-			*m = t;
-			return i;
-		}
-	}
-	return -1;
-}
-
 /* --threads valid writes of distinct values to f at once: afterwards the
  * state must be one of them, on every node the same one */
 void race_valid_writes(struct fuzzer *x, struct model *m, int f)
@@ -238,8 +216,13 @@ void race_valid_writes(struct fuzzer *x, struct model *m, int f)
 		io_error("%s", why);
 		return;
 	}
-	if (ok)
-		hit = racer_seen(m, f, w, nt, t0, &st, why, sizeof(why));
+	if (ok) {
+		long vals[MAXTHREADS];
+
+		for (int i = 0; i < nt; i++)
+			vals[i] = w[i].val;
+		hit = racer_pick(m, f, vals, nt, t0, now_ns(), &st, why, sizeof(why));
+	}
 	if (ok && hit >= 0) {
 		s->valid_ok += (uint64_t)nt;
 		return;

@@ -209,3 +209,40 @@ void model_set_recovery(struct model *m, long rate)
 	if (rate > m->rate_max)
 		m->rate_max = rate;
 }
+
+/*
+ * Which of n racing valid writes of vals[] to file f (made from t0 on) the
+ * state s shows at now: m set to it and its index, or -1 with why.  For the
+ * pressure the highest value the state fits wins: a node's value is its
+ * last write plus recovery, never below it, and with the slack a band
+ * from a lower racer can reach a higher one's value (271 fitted a state of
+ * 783 at 1024 steps/s), after which the real winner's recovery read as a
+ * finding a jiffy later.  Mode and recovery are matched exactly.
+ */
+int racer_pick(struct model *m, int f, const long *vals, int n, uint64_t t0,
+	       uint64_t now, const struct state *s, char *why, size_t wsize)
+{
+	struct model best = *m;
+	int hit = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct model t = *m;
+
+		if (f == FILE_PRESSURE)
+			/* any racing write may have been the last on a node */
+			model_set_pressure(&t, vals[i], t0);
+		else if (f == FILE_MODE)
+			t.mode = (int)vals[i];
+		else
+			model_set_recovery(&t, vals[i]);
+		if (model_mismatch(&t, s, now, why, wsize))
+			continue;
+		if (hit < 0 || (f == FILE_PRESSURE && vals[i] > vals[hit])) {
+			best = t;
+			hit = i;
+		}
+	}
+	if (hit >= 0)
+		*m = best;
+	return hit;
+}

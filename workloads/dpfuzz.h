@@ -154,6 +154,8 @@ int read_state(struct state *s, char *why, size_t wsize);
 long band_high(const struct model *m, uint64_t now);
 int model_mismatch(struct model *m, const struct state *s, uint64_t now,
 		   char *why, size_t wsize);
+int racer_pick(struct model *m, int f, const long *vals, int n, uint64_t t0,
+	       uint64_t now, const struct state *s, char *why, size_t wsize);
 void model_set_pressure(struct model *m, long p, uint64_t t);
 void model_set_recovery(struct model *m, long rate);
 

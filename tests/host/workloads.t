@@ -583,6 +583,16 @@ else
 	fail dpfuzz-sim "cannot build tests/host/dpfuzz-sim.c: $(head -1 "$t/err")"
 fi
 
+# ---- dpfuzz's winner among racing valid writes (tests/host/dpfuzz-racer.c) ----
+if cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I "$top/workloads" -o "$t/dpracer" \
+	"$top/tests/host/dpfuzz-racer.c" "$top/workloads/common.c" -lnuma -lpthread 2>"$t/err"; then
+	out=$("$t/dpracer" 2>&1); rc=$?
+	[ $rc -eq 0 ] && [ "$out" = PASS ]
+	check dpfuzz-racer-pick $? "exit $rc: $out"
+else
+	fail dpfuzz-racer-pick "cannot build tests/host/dpfuzz-racer.c: $(head -1 "$t/err")"
+fi
+
 # ---- truncloop: rounds, report, the file left empty ----
 "$bin/truncloop" --file "$t/tl" --size 1M --bs 16K --rounds 5 --warmup 2 --node 0 \
 	--report "$t/tl.json" 2>"$t/err"; rc=$?
