@@ -87,7 +87,7 @@ expect broken_link "docs/evidence.md:$LINE: link matrix/bench-2026-12-05-bound-a
 fresh; LINE=$(line_of $ev "| bound-alone, 2node-asym, ext4 | global vs off | 5/5 | 452893"); sub $ev "[bench-2026-12-05-bound-alone](matrix/bench-2026-12-05-bound-alone/report.md)" "bench-2026-12-05-bound-alone"
 expect source_not_a_link "docs/evidence.md:$LINE: source is not a link to a kept report"
 # "no evidence kept" holds no number
-fresh; LINE=$(line_of $ev "| the write path's cost on a KVM host or by instruction count"); sub $ev "| - | - | - | - | - | - | - | no evidence kept |" "| - | 5/5 | 42.3 | 57.2 | - | - | - | no evidence kept |"
+fresh; LINE=$(line_of $ev "| the write path's cost in cycles, on a KVM host"); sub $ev "| - | - | - | - | - | - | - | no evidence kept |" "| - | 5/5 | 42.3 | 57.2 | - | - | - | no evidence kept |"
 expect no_evidence_with_numbers "docs/evidence.md:$LINE: 'no evidence kept' with a source or numbers"
 fresh; LINE=$(line_of $ev "| bound-alone, 2node-asym, ext4 | global vs off | 5/5 | 452893"); sub $ev "| 0.32 | 0.15..0.55 |" "| 0.32 |"
 expect row_short_a_cell "docs/evidence.md:$LINE: 9 cells, the header has 10"

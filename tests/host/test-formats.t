@@ -485,11 +485,19 @@ printf '#!/bin/sh\nsleep 1\necho "PASS: x"\n' >"$tmp/root7/l/1.t"; chmod +x "$tm
 t0=$(date +%s)
 PB=$tmp/pb PB_SLEEP=300 TEST_ROOT=$tmp/root7 TEST_LOG=$tmp/p7.log tests/run l >/dev/null 2>&1
 took=$(( $(date +%s) - t0 ))
-sleep 0.5
-left=$(pgrep -f "sleep 300" -P "$(sed -n 's/.*pid=\([0-9]*\)$/\1/p' "$tmp/pb/started" 2>/dev/null)" 2>/dev/null; pgrep -fx 'sleep 300')
+# what is left of the prebuild's process group (its sleep 300 included),
+# given up to 5 s to go: a SIGTERM is not an instant exit on a loaded host
+pg=$(sed -n 's/.*pgid=\([0-9]*\) .*/\1/p' "$tmp/pb/started" 2>/dev/null)
+left=unknown
+for _ in $(seq 50); do
+	[ -n "$pg" ] || break
+	left=$(pgrep -g "$pg" | tr '\n' ' ')
+	[ -z "$left" ] && break
+	sleep 0.1
+done
 [ -f "$tmp/pb/started" ] && [ $took -lt 30 ] && [ -z "$left" ] && pass run_prebuild_stopped_at_end \
-	|| bad run_prebuild_stopped_at_end "took ${took}s, started '$(cat "$tmp/pb/started" 2>/dev/null)', left: '$left'"
-pkill -fx 'sleep 300' 2>/dev/null
+	|| bad run_prebuild_stopped_at_end "took ${took}s, started '$(cat "$tmp/pb/started" 2>/dev/null)', left in its group: '$left'"
+[ -n "$pg" ] && pkill -g "$pg" 2>/dev/null
 rm -f "$tmp/pb/"*
 PB=$tmp/pb TEST_PREBUILD=0 TEST_ROOT=$tmp/root7 TEST_LOG=$tmp/p8.log tests/run l >/dev/null 2>&1
 [ ! -f "$tmp/pb/started" ] && pass run_prebuild_off || bad run_prebuild_off "TEST_PREBUILD=0 started l/prebuild"
