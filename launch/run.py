@@ -287,7 +287,7 @@ def check_parameters(a):
         topo["disk"]["write_bps"] = bps
     if a.disk and not os.path.isfile(a.disk):
         fail2(f"--disk {a.disk}: no such file")
-    ncpus = sum(nd["cpus"] for nd in topo["nodes"].values())
+    ncpus = topology.total_cpus(topo)
     if accel.requested(a.accel) == "icount" and ncpus > 1:
         fail2(f"ACCEL=icount runs one vCPU only (QEMU's icount never brings up a second): "
               f"topology {topo['name']} has {ncpus} (for a cost: 2node-1cpu, 64node-1cpu)")

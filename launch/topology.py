@@ -283,9 +283,14 @@ def cpu_ranges(topo):
     return out
 
 
+def total_cpus(topo):
+    """The vCPUs of all nodes."""
+    return sum(n["cpus"] for n in topo["nodes"].values())
+
+
 def qemu_args(topo):
     nodes = topo["nodes"]
-    ncpu = sum(n["cpus"] for n in nodes.values())
+    ncpu = total_cpus(topo)
     # One socket per vCPU: QEMU's default puts all vCPUs in one socket
     # sharing an LLC, which the kernel warns about across nodes.
     mem = f"{topo['memory'] >> 20}M"
