@@ -124,8 +124,7 @@ RUN_ARGS = --topo "$(TOPO)" --scenario "$(SCENARIO)" --mode "$(MODE)" --kernel "
 # Parameters checked first (one line, exit 2, in seconds): a misspelt TOPO
 # must not wait for a 12-minute kernel build; then the kernel and the tools.
 run: kver-check deps
-	@$(PYTHON) launch/run.py $(RUN_ARGS) --check-only
-	@launch/kernel.sh $(KERNEL) $(VARIANT)
+	@v=$$($(PYTHON) launch/run.py $(RUN_ARGS) --print-build) && launch/kernel.sh $(KERNEL) $$v
 	@$(MAKE) -s --no-print-directory tools
 	@$(PYTHON) launch/run.py $(RUN_ARGS)
 
@@ -175,28 +174,28 @@ MATRIX_ARGS = $(if $(TOPOS),--topos "$(TOPOS)") $(if $(SCENARIOS),--scenarios "$
 	$(if $(PARTITION),--partition "$(PARTITION)") $(if $(ACCOUNT),--account "$(ACCOUNT)") \
 	$(if $(TIME_LIMIT),--time-limit "$(TIME_LIMIT)") --variant "$(VARIANT)"
 # Selection checked first (one line, exit 2) so bad input never waits for a kernel build;
-# then every kernel the cells boot is built or found up to date; $(1) is the default list.
-# With KVERS, each kernel of each version, from that version's source (KSRC, empty for 6.1);
-# without, of the current source (Debian's 6.1, or KSRC/KVER): "-", KSRC left as it is.
-matrix_ksrcs = $(if $(KVERS),$(foreach v,$(subst $(comma), ,$(KVERS)),=$(call kver_ksrc,$(v))),-)
-matrix_kernels = @for s in $(matrix_ksrcs); do [ "$$s" = - ] || export KSRC="$${s\#=}"; \
-	for k in $(subst $(comma), ,$(or $(KERNELS),$(1))); do \
-	case $$k in patched|stock) launch/kernel.sh $$k $(VARIANT) || exit 1;; esac; done; done
+# then every kernel build the cells boot is built or found up to date: matrix.py --builds
+# names them, one "KSRC KERNEL VARIANT" line each (the variant is xfs for a lab cell on an
+# XFS disk; KSRC "-" leaves the environment's, "=PATH" is a KVERS version's source,
+# "=" alone Debian's 6.1).  $(1) is the matrix's kind (--smoke, --bench or nothing).
+matrix_kernels = @b=$$($(PYTHON) launch/matrix.py $(1) $(MATRIX_ARGS) --builds) || exit 2; \
+	echo "$$b" | while read -r s k v; do [ "$$s" = - ] || export KSRC="$${s\#=}"; \
+	launch/kernel.sh $$k $$v || exit 1; done
 
 matrix: kver-check deps tools
 	@$(PYTHON) launch/accel.py --check-only --prog matrix
 	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS) --list >/dev/null
-	$(call matrix_kernels,patched)
+	$(call matrix_kernels,)
 	@$(PYTHON) launch/matrix.py $(MATRIX_ARGS)
 
 matrix-smoke: kver-check deps tools
 	@$(PYTHON) launch/accel.py --check-only --prog matrix-smoke
 	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS) --list >/dev/null
-	$(call matrix_kernels,patched)
+	$(call matrix_kernels,--smoke)
 	@$(PYTHON) launch/matrix.py --smoke $(MATRIX_ARGS)
 
 bench: kver-check deps tools
 	@$(PYTHON) launch/accel.py --check-only --prog bench
 	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS) --list >/dev/null
-	$(call matrix_kernels,patched stock)
+	$(call matrix_kernels,--bench)
 	@$(PYTHON) launch/matrix.py --bench $(MATRIX_ARGS)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build the guest kernel.
-# Usage: launch/kernel.sh [patched|stock] [lab|debug|kcsan] [--config-only]
+# Usage: launch/kernel.sh [patched|stock] [lab|xfs|debug|kcsan] [--config-only]
 #        launch/kernel.sh --variants   (print the variants, one line)
 #
 #   build/<kernel>/linux/         source: linux-source-6.1 as a git repo whose
@@ -36,7 +36,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/launch/lib.sh"
 # The variants this script builds: lab alone, or lab plus patches/<variant>.config.
 # run.py asks for them (--variants) to refuse a bad VARIANT before any build.
-variants=(lab debug kcsan)
+# xfs is the lab kernel with XFS, which run.py boots for a topology whose
+# disk is XFS (launch/dplab/contract.py build_variant).
+variants=(lab xfs debug kcsan)
 config_only=0
 args=()
 for a in "$@"; do
@@ -128,6 +130,17 @@ mm=$(version_mm "$version")
 [ "$variant" != lab ] && frags+=("$top/patches/$variant.config")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "config fragment $f missing"; done
 kmake() { make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+# The xfs variant starts from a copy of the lab build when it has none of its
+# own: its objects sit at the same depth and name the source by absolute
+# paths and the generated headers by relative ones, so kbuild's per-option
+# dependencies then recompile only fs/xfs and what XFS's options touch
+# (minutes, not a cold build).
+lab_obj=$(kernel_obj_dir "$top" "$kernel" lab)
+if [ "$variant" = xfs ] && [ ! -f "$obj/.config" ] && [ -f "$lab_obj/.dplab-built" ]; then
+	stage "seed ${obj#$top/} from ${lab_obj#$top/}"
+	cp -a --reflink=auto "$lab_obj/." "$obj/"
+	rm -f "$obj/.dplab-config" "$obj/.dplab-built" "$obj/build.log"
+fi
 # What the configuration depends on: the fragments and what the series does
 # to Kconfig files (a patch touching only C or documentation needs no new
 # configuration: 23 s saved per rebuild)

@@ -71,7 +71,7 @@ import topology  # noqa: E402
 import slurm_engine  # noqa: E402
 from dplab.checks import PASSING_VERDICTS, failing_names, skipped, test_line, verdict_of  # noqa: E402
 from dplab.contract import (DEFAULT_KVER, KERNELS, KVERS, LRUS, MODES, TOP, ContractError,  # noqa: E402
-                            kernel_obj_dir, kver_ksrc)
+                            build_variant, kernel_obj_dir, kver_ksrc)
 from dplab.files import read_json  # noqa: E402
 from dplab.records import Cell  # noqa: E402
 
@@ -404,7 +404,7 @@ class Runner:
         write_json(os.path.join(out, "cell.json"), dict(
             c, status=status, reason=reason, rc=rc, elapsed_s=round(elapsed, 1),
             finished=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            kernel_image=kernel_stamp(c), engine="slurm" if self.slurm else "local",
+            kernel_image=kernel_stamp(c, self.a.topology_dir or os.path.join(TOP, "topologies")), engine="slurm" if self.slurm else "local",
             **({"slurm": self.slurm} if self.slurm else {})))
         if status != "ABORTED":
             detail = f"({reason})" if reason and status != "PASS" else ""
@@ -430,13 +430,14 @@ def cell_env(c):
     return dict(os.environ, KSRC=ksrc) if ksrc else dict(os.environ)
 
 
-def kernel_stamp(c):
+def kernel_stamp(c, tdir):
     """Which bzImage a cell ran (size and mtime): the report warns when a matrix mixes builds."""
     try:
-        img = os.path.join(kernel_obj_dir(c["kernel"], c["variant"], cell_env(c).get("KSRC", "")),
+        img = os.path.join(kernel_obj_dir(c["kernel"], cell_build_variant(c, tdir),
+                                          cell_env(c).get("KSRC", "")),
                            "arch/x86/boot/bzImage")
         st = os.stat(img)
-    except (OSError, ContractError):
+    except (OSError, ContractError, BadInput):
         return None
     return f"{st.st_size}@{int(st.st_mtime)}"
 
@@ -482,6 +483,9 @@ def parse_args(argv):
     ap.add_argument("--scenario-dir", help=argparse.SUPPRESS)   # host tests
     ap.add_argument("--topology-dir", help=argparse.SUPPRESS)   # host tests
     ap.add_argument("--list", action="store_true", help="print the cells and stop")
+    ap.add_argument("--builds", action="store_true",
+                    help="print the kernel builds the cells boot, one 'KSRC KERNEL VARIANT' line each "
+                         "(KSRC '-': the environment's; '=PATH': that source, '=' Debian's 6.1), and stop")
     ap.add_argument("--format", default="text", help="--list as text (names), json (GitHub "
                     "Actions matrix) or gitlab (child pipeline)")
     ap.add_argument("--cells", help="only these cells of the selection (names, commas)")
@@ -603,6 +607,31 @@ def make_selection(a):
     return args
 
 
+def cell_build_variant(c, tdir):
+    """The kernel variant a cell boots: its VARIANT, or xfs for a lab cell on
+    a topology whose disk is XFS (dplab.contract.build_variant, as run.py)."""
+    try:
+        disk = topology.load(os.path.join(tdir, c["topology"]))["disk"] or {}
+    except topology.TopologyError as e:
+        raise BadInput(str(e))
+    return build_variant(c["variant"], disk.get("fs"))
+
+
+def cell_builds(a, cells):
+    """The Makefile's kernel builds before a matrix runs: one 'KSRC KERNEL
+    VARIANT' line per build the cells boot, in the cells' order.  KSRC is
+    '-' without KVERS (the environment's source), else '=' and the version's
+    source (empty for Debian's 6.1)."""
+    tdir = a.topology_dir or os.path.join(TOP, "topologies")
+    seen = []
+    for c in cells:
+        src = "=" + (kver_ksrc(cell_kver(c)) or "") if a.kvers else "-"
+        b = f"{src} {c['kernel']} {cell_build_variant(c, tdir)}"
+        if b not in seen:
+            seen.append(b)
+    return seen
+
+
 def list_cells(a, cells):
     if a.format == "text":
         for c in cells:
@@ -661,6 +690,14 @@ def main(argv):
         return 2
     if a.list:
         list_cells(a, cells)
+        return 0
+    if a.builds:
+        try:
+            for line in cell_builds(a, cells):
+                print(line)
+        except BadInput as e:
+            print(f"matrix: {e}", file=sys.stderr)
+            return 2
         return 0
     root = os.path.abspath(os.path.join(a.results, a.matrix))
     os.makedirs(root, exist_ok=True)

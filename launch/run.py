@@ -4,12 +4,15 @@
   run.py --topo T --scenario S --mode M [--kernel patched|stock] [--variant lab]
          [--out DIR] [--cmd 'guest command'] [--timeout SEC] [--boot-timeout SEC] [--quiet]
          [--lru classic|mglru] [--disk-write-bps SIZE] [--accel auto|kvm|tcg|icount] [--check-only]
+         [--print-build]
 
 Exit 0 when every check passes (xfail counts as expected), 1 when a check
 fails or the guest panicked, 2 with one line when the run could not happen
 (bad topology or scenario, missing kernel, guest hang: console.log is kept).
 With --check-only, exit 0 (silent) or 2 from the parameters alone: nothing
-is written, built or booted.  --accel (default $ACCEL, else auto) picks
+is written, built or booted.  --print-build checks the same and prints
+the kernel variant the run boots (lab, or xfs for a topology with an XFS
+disk: dplab.contract.build_variant), which make run builds.  --accel (default $ACCEL, else auto) picks
 QEMU's accelerator (launch/accel.py): one line on stderr says which and why.
 """
 import argparse
@@ -28,8 +31,8 @@ import collect  # noqa: E402
 import scenario as scn  # noqa: E402
 import topology  # noqa: E402
 from dplab.console import last_console_line  # noqa: E402
-from dplab.contract import (KERNELS, LRUS, MODES, TOP, ContractError, cell_name, kernel_image,  # noqa: E402
-                            kernel_obj_dir, lab_state, variants)
+from dplab.contract import (KERNELS, LRUS, MODES, TOP, ContractError, build_variant, cell_name,  # noqa: E402
+                            kernel_image, kernel_obj_dir, lab_state, variants)
 from dplab.files import read  # noqa: E402
 
 DEFAULT_EVENTS = "writeback:* vmscan:mm_vmscan_*"
@@ -219,6 +222,9 @@ def parse_args():
                     help="check every parameter, then exit: 0 and silent when the run could start. "
                          "make run does this before it builds a kernel; whether the kernel exists "
                          "is not checked")
+    ap.add_argument("--print-build", action="store_true",
+                    help="check every parameter, then print the kernel variant this run boots "
+                         "(VARIANT, or xfs for a lab run on an XFS disk) and exit")
     return ap.parse_args()
 
 
@@ -300,11 +306,15 @@ def check_parameters(a):
 def main():
     a = parse_args()
     tpath, topo, sc, name, out = check_parameters(a)
+    build = build_variant(a.variant, (topo["disk"] or {}).get("fs"))
+    if a.print_build:
+        print(build)
+        return 0
     if a.check_only:
         return 0
-    image = kernel_image(a.kernel, a.variant)
+    image = kernel_image(a.kernel, build)
     if not os.path.isfile(image):
-        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}'")
+        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel} VARIANT={build}'")
     try:
         choice = accel.choose(a.accel, image)
     except accel.AccelError as e:
@@ -324,7 +334,7 @@ def main():
         os.makedirs(os.path.join(out, "scenario-lib"), exist_ok=True)
         shutil.copy(scn.lib_path(lib), os.path.join(out, "scenario-lib", lib + ".sh"))
     shutil.copy(tpath, os.path.join(out, "topology"))
-    keep_kernel_files(out, a.kernel, a.variant)
+    keep_kernel_files(out, a.kernel, build)
     record_lab(out)
 
     if a.disk:
