@@ -31,8 +31,8 @@ import collect  # noqa: E402
 import scenario as scn  # noqa: E402
 import topology  # noqa: E402
 from dplab.console import last_console_line  # noqa: E402
-from dplab.contract import (KERNELS, LRUS, MODES, TOP, ContractError, build_variant, cell_name,  # noqa: E402
-                            kernel_image, kernel_obj_dir, lab_state, variants)
+from dplab.contract import (DEFAULT_VARIANT, KERNELS, LRUS, MODES, TOP, ContractError, build_variant,  # noqa: E402
+                            cell_name, kernel_image, kernel_obj_dir, lab_state, variants)
 from dplab.files import read  # noqa: E402
 
 DEFAULT_EVENTS = "writeback:* vmscan:mm_vmscan_*"
@@ -314,7 +314,8 @@ def main():
         return 0
     image = kernel_image(a.kernel, build)
     if not os.path.isfile(image):
-        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel} VARIANT={build}'")
+        vb = "" if build == DEFAULT_VARIANT else f" VARIANT={build}"
+        fail2(f"no kernel at {os.path.relpath(image, TOP)}: run 'make kernel KERNEL={a.kernel}{vb}'")
     try:
         choice = accel.choose(a.accel, image)
     except accel.AccelError as e:

@@ -143,6 +143,32 @@ grep -qF "MODE=$modes]" <<<"$help" && grep -qF "KERNEL=$kernels]" <<<"$help" && 
 grep -qF "VARIANT=$variants]" <<<"$help" && [ "$(launch/kernel.sh --variants | tr ' ' '|')" = "$variants" ] && \
 	[[ "|$variants|" == *"|$default|"* ]] && [ "$cond" = True ] && pass lists.variants_kernel_sh || \
 	bad lists.variants_kernel_sh "$variants default=$default conditions=$cond"
+# ---- which build a run boots: the lab build has no XFS --------------------
+# build_variant: a lab run on an XFS disk boots the xfs variant, every other
+# run its own VARIANT; run.py --print-build and matrix.py --builds say the same
+r=$(pyl -c 'from dplab.contract import build_variant as b
+print(b("lab", "xfs"), b(None, "xfs"), b("lab", "ext4"), b("debug", "xfs"), b("kcsan", "ext4"))')
+[ "$r" = "xfs xfs lab debug kcsan" ] && pass build_variant.xfs_disk || bad build_variant.xfs_disk "$r"
+# Every build a run can boot on an XFS disk has XFS, and the lab build has
+# not (it is the xfs variant's alone): the fragments, as kernel.sh merges them
+nox=
+grep -qx 'CONFIG_XFS_FS=y' patches/lab.config && nox+="lab.config has XFS; "
+for v in $(launch/kernel.sh --variants); do
+	bv=$(pyl -c 'import sys; from dplab.contract import build_variant; print(build_variant(sys.argv[1], "xfs"))' "$v")
+	frags="patches/lab.config"; [ "$bv" != lab ] && frags+=" patches/$bv.config"
+	# shellcheck disable=SC2086
+	grep -hqx 'CONFIG_XFS_FS=y' $frags || nox+="VARIANT=$v on an XFS disk boots $bv, without XFS; "
+done
+[ -z "$nox" ] && pass build_variant.xfs_in_every_xfs_build || bad build_variant.xfs_in_every_xfs_build "$nox"
+# run.py for every shipped topology: xfs exactly where the disk is XFS
+want= got=
+for t in topologies/*; do
+	fs=$(sed -n 's/^disk .*fs=\([a-z0-9]*\).*/\1/p' "$t")
+	want+="$(basename "$t")=$([ "$fs" = xfs ] && echo xfs || echo lab) "
+	got+="$(basename "$t")=$($py launch/run.py --topo "$(basename "$t")" --scenario smoke --mode off --print-build 2>&1) "
+done
+[ "$got" = "$want" ] && [[ $want == *=xfs* ]] && pass build_variant.run_print_build || bad build_variant.run_print_build "$got (want $want)"
+
 # the Makefile's default KERNEL/MODE/VARIANT are names the contract knows
 defaults=
 for v in MODE KERNEL VARIANT; do

@@ -330,6 +330,25 @@ mk matrix-smoke KVERS=6.12 MATRIX=s612 TOPOS=uma SCENARIOS=smoke; rc=$?
 mk matrix KVER=6.12 MATRIX=m612 TOPOS=uma SCENARIOS=smoke MODES=off; rc=$?
 [ $rc -eq 2 ] && [ "$(ran)" = "kernel.sh KSRC=$src612 patched lab|" ] && [ -d "$lab/results/m612/uma-smoke-off-patched" ] \
 	&& pass make_kver.matrix_is_ksrc || bad make_kver.matrix_is_ksrc "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+# The kernel builds follow the cells: a lab cell on an XFS disk boots the xfs
+# variant (the lab build has no XFS), built before the cells run; one build each
+mk matrix-smoke MATRIX=sx TOPOS=2node-xfs,uma SCENARIOS=smoke; rc=$?
+[ $rc -eq 2 ] && [ "$(ran)" = "kernel.sh KSRC= patched xfs|kernel.sh KSRC= patched lab|" ] && pass make_builds.xfs_variant_for_xfs_disk \
+	|| bad make_builds.xfs_variant_for_xfs_disk "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+mk bench MATRIX=bx TOPOS=2node-xfs SCENARIOS=smoke MODES=off REPEATS=2 VARIANT=debug; rc=$?
+[ $rc -eq 2 ] && [ "$(ran)" = "kernel.sh KSRC= patched debug|kernel.sh KSRC= stock debug|" ] && pass make_builds.other_variant_kept \
+	|| bad make_builds.other_variant_kept "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+mk run TOPO=2node-asym-xfs SCENARIO=smoke MODE=off; rc=$?
+mk_run_xfs=$(ran)
+mk run TOPO=2node-asym SCENARIO=smoke MODE=off
+[ "$mk_run_xfs|$(ran)" = "kernel.sh KSRC= patched xfs||kernel.sh KSRC= patched lab|" ] && pass make_builds.run \
+	|| bad make_builds.run "rc=$rc ran: $mk_run_xfs|$(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+# a topology file that does not parse: one line, exit 2, nothing built
+printf 'memory 1G\nnode 0 cpus=1 mem=1G\ndisk size=1G fs=zfs write_bps=30M\n' >"$lab/topologies/bad-fs"
+mk matrix-smoke MATRIX=bf TOPOS=bad-fs SCENARIOS=smoke; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$lab/ran" ] && grep -q "fs 'zfs' unknown" "$tmp/mk.err" && pass make_builds.bad_topology_before_build \
+	|| bad make_builds.bad_topology_before_build "rc=$rc ran: $(ran) $(tr '\n' '|' <"$tmp/mk.err")"
+rm -f "$lab/topologies/bad-fs"
 rm -rf "$lab/results"
 for k in "unknown:6.1,6.2:matrix: unknown kernel version '6.2' (known: 6.1 6.12)" \
 	"with_kver:6.12 KVER=6.12:matrix: KVERS picks each version's Debian source: not with KSRC=$src612 (nor KVER=); leave one out"; do

@@ -39,6 +39,33 @@ else
 	echo "PASS: patched_builds_serialized"
 fi
 kill $holder 2>/dev/null; wait $holder 2>/dev/null
+# The lab build leaves XFS out (a fifth of a cold build) and patches static
+# keys in as Debian does (JUMP_LABEL: mode off is one patched branch, not a
+# load and a test); the xfs variant, which topologies with an XFS disk boot,
+# starts from a copy of the lab objects, so only XFS and what its options
+# touch compile.  Rebuilt here from the lab build each time, as in a fresh clone.
+cfg() { grep -qx "$2" "build/patched/$1/.config"; }
+cfg obj CONFIG_JUMP_LABEL=y && ! cfg obj CONFIG_XFS_FS=y && pass lab_config.jump_label_no_xfs \
+	|| bad lab_config.jump_label_no_xfs "$(grep -E '^(# )?CONFIG_(JUMP_LABEL|XFS_FS)[= ]' build/patched/obj/.config | tr '\n' ' ')"
+rm -rf build/patched/obj-xfs
+start=$(date +%s)
+if out=$(launch/kernel.sh patched xfs 2>&1 | progress; exit "${PIPESTATUS[0]}"); then
+	lab_n=$(grep -c '^  CC ' build/patched/obj/build.log)
+	xfs_n=$(grep -c '^  CC ' build/patched/obj-xfs/build.log)
+	if [[ $out == *"seed build/patched/obj-xfs from build/patched/obj"* ]] && cfg obj-xfs CONFIG_XFS_FS=y &&
+	   [ "$xfs_n" -lt 200 ] && [ -f build/patched/obj-xfs/arch/x86/boot/bzImage ]; then
+		pass "xfs_variant.seeded_from_lab ($xfs_n objects compiled, $(( $(date +%s) - start )) s; the lab build's last: $lab_n)"
+	else
+		bad xfs_variant.seeded_from_lab "$xfs_n objects compiled; $(echo "$out" | tail -4 | tr '\n' ' ')"
+	fi
+	d=$(diff <(grep '^CONFIG_' build/patched/obj/.config | sort) <(grep '^CONFIG_' build/patched/obj-xfs/.config | sort) |
+		sed -n 's/^[<>] \(CONFIG_[A-Z0-9_]*\)=.*/\1/p' | sort -u | tr '\n' ' ')
+	# XFS and what it selects, nothing else
+	[[ $d == *CONFIG_XFS_FS* ]] && [ -z "$(tr ' ' '\n' <<<"$d" | grep -vE '^(CONFIG_(XFS_|EXPORTFS|LIBCRC32C|CRC32C|CRYPTO_|FS_IOMAP|CRC)|$)')" ] \
+		&& pass "xfs_variant.only_xfs_differs ($d)" || bad xfs_variant.only_xfs_differs "$d"
+else
+	bad xfs_variant.seeded_from_lab "$(echo "$out" | tail -5 | tr '\n' ' ')"
+fi
 rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' build/patched/obj/include/generated/utsrelease.h 2>/dev/null)
 [[ $rel == 6.1.* ]] && echo "PASS: kernel_release_6.1 ($rel)" || { echo "FAIL: kernel_release_6.1: '$rel'"; fail=1; }
 n=$(grep -cv '^\s*\(#\|$\)' patches/series 2>/dev/null)
