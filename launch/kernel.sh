@@ -140,6 +140,11 @@ if [ "$variant" = xfs ] && [ ! -f "$obj/.config" ] && [ -f "$lab_obj/.dplab-buil
 	stage "seed ${obj#$top/} from ${lab_obj#$top/}"
 	cp -a --reflink=auto "$lab_obj/." "$obj/"
 	rm -f "$obj/.dplab-config" "$obj/.dplab-built" "$obj/build.log"
+	# objtool's own build (tools/objtool) records commands with absolute
+	# output paths: left as they are, it relinks, and every object that
+	# objtool checks then recompiles (a cold build, since the .config differs).
+	grep -rlF "$lab_obj/" "$obj/tools" --include='.*.cmd' --include='*.d' 2>/dev/null |
+		xargs -r sed -i "s|$lab_obj/|$obj/|g"
 fi
 # What the configuration depends on: the fragments and what the series does
 # to Kconfig files (a patch touching only C or documentation needs no new
