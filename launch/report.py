@@ -47,6 +47,7 @@ from dplab.contract import (COLUMNS, DEFAULT_KVER, MODES, TOP, kver_of, lab_comm
 from dplab.files import job_env, read, read_json  # noqa: E402
 
 GNUPLOT_AB = os.path.join(TOP, "launch", "report", "ab.gp")
+GNUPLOT_VS_STOCK = os.path.join(TOP, "launch", "report", "vs-stock.gp")
 
 
 # ---- metrics: each a function of result.json's "metrics" ------------------
@@ -938,10 +939,58 @@ def plot(root, scen, glist, used):
     return os.path.relpath(png, root)
 
 
+def plot_vs_stock(root, scen, glist):
+    """The cost metrics (VS_STOCK) of the series' modes against the stock
+    kernel, in percent with the bootstrap 95% interval, for the clusters
+    with stock cells and repeats: differences of 0.01-1% that bars from 0
+    cannot show.  None when there is nothing to draw."""
+    label = {k: lbl for k, lbl, _, _ in METRICS}
+    modes = [lbl for _, _, lbl in COLUMNS if lbl != "stock"]
+    rows = {}
+    for key in VS_STOCK:
+        for lab, cols in glist:
+            base = [c["values"][key] for c in cols.get("stock", []) if c["values"][key] is not None]
+            if len(base) < 2 or stats.median(base) == 0:
+                continue
+            row, seen = [f'"{lab}"'], False
+            for lbl in modes:
+                other = [c["values"][key] for c in cols.get(lbl, []) if c["values"][key] is not None]
+                if not other:
+                    row += ["?", "?", "?"]
+                    continue
+                lo, hi = stats.bootstrap_ratio_ci(base, other)
+                row += [repr((x - 1) * 100) for x in (stats.ratio_of_medians(base, other), lo, hi)]
+                seen = True
+            if seen:
+                rows.setdefault(key, []).append(" ".join(row))
+    if not rows or not shutil.which("gnuplot"):
+        return None
+    pdir = os.path.join(root, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", scen)
+    dat, png = os.path.join(pdir, f"vs-stock-{safe}.dat"), os.path.join(pdir, f"vs-stock-{safe}.png")
+    with open(dat, "w", encoding="utf-8") as f:
+        for key in rows:
+            f.write("\n".join(rows[key]) + "\n\n\n")
+
+    def arr(name, items):
+        return f"array {name}[{len(items)}] = [" + ", ".join(json.dumps(x) for x in items) + "]"
+    cmd = ["gnuplot", "-e", f"datafile={json.dumps(dat)}; outfile={json.dumps(png)}; "
+           f"title={json.dumps('scenario ' + scen + ': the series against the stock kernel')}; "
+           + arr("M", [label[k] for k in rows]) + "; " + arr("L", modes), GNUPLOT_VS_STOCK]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(png):
+        print(f"report: gnuplot failed for {scen} (against stock): "
+              f"{(r.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr)
+        return None
+    return os.path.relpath(png, root)
+
+
 def build(root, dest):
     cells = load_cells(root)
     # Plots of scenarios no longer in the matrix must not linger in a kept report.
-    for old in glob.glob(os.path.join(dest, "plots", "ab-*.png")) + glob.glob(os.path.join(dest, "plots", "ab-*.dat")):
+    for old in [p for pat in ("ab-*.png", "ab-*.dat", "vs-stock-*.png", "vs-stock-*.dat")
+                for p in glob.glob(os.path.join(dest, "plots", pat))]:
         os.unlink(old)
     name = os.path.basename(os.path.abspath(root))
     counts = {}
@@ -986,6 +1035,9 @@ def build(root, dest):
         png = plot(dest, scen, glist, used)
         if png:
             b.append(("img", png, f"{scen}: mode against mode"))
+        vs = plot_vs_stock(dest, scen, glist)
+        if vs:
+            b.append(("img", vs, f"{scen}: the series against the stock kernel, % (95% CI)"))
         zero = [lbl for k, lbl, _, _ in METRICS if k in used and all(
             c["values"][k] in (None, 0) for _, cols in glist for v in cols.values() for c in v)]
         if zero:

@@ -149,6 +149,28 @@ lo=${ci%..*} hi=${ci#*..}
 [ "$rt" = 1.0010 ] && [ "$tt" = 1.01 ] && [[ $lo =~ ^1\.[0-9]{4}$ ]] && [[ $hi =~ ^1\.[0-9]{4}$ ]] &&
 	awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= 1.0010 && 1.0010 <= h && h - l < 0.001) }' \
 	&& pass report_cost_ratio_4_decimals || bad report_cost_ratio_4_decimals "$out"
+# ... and drawn as such: the series' modes against stock in percent with the
+# bootstrap interval (a y axis not pinned at 0), for clusters with stock repeats
+out=$($py - "$tmp/vs" <<'P' 2>&1
+import sys; sys.path.insert(0, "launch")
+import report
+def cell(lbl, v):
+    vals = {k: None for k, _, _, _ in report.METRICS}
+    vals["loop_ns_per_page"] = v
+    return {"values": vals}
+glist = [("2node", {"stock": [cell("stock", v) for v in (1000.0, 1000.2, 999.9, 1000.1, 1000.0)],
+                    "off": [cell("off", v) for v in (1000.3, 1000.4, 1000.2, 1000.3, 1000.5)],
+                    "node": [cell("node", v) for v in (1010.0, 1010.1, 1009.9, 1010.0, 1010.2)]}),
+         ("alone", {"off": [cell("off", 1.0)], "node": [cell("node", 1.0)]})]
+print(report.plot_vs_stock(sys.argv[1], "cost", glist))
+print(report.plot_vs_stock(sys.argv[1], "nostock", glist[1:]))
+P
+)
+row=$(grep '^"' "$tmp/vs/plots/vs-stock-cost.dat" 2>/dev/null)
+read -r clus off_p _ _ gl _ _ node_p _ _ <<<"$row"
+[ "$out" = $'plots/vs-stock-cost.png\nNone' ] && [ -s "$tmp/vs/plots/vs-stock-cost.png" ] && [ "$clus" = '"2node"' ] &&
+	[ "$gl" = "?" ] && awk -v o="$off_p" -v n="$node_p" 'BEGIN { exit !(o > 0.02 && o < 0.04 && n > 0.99 && n < 1.01) }' \
+	&& pass report_cost_plot_vs_stock || bad report_cost_plot_vs_stock "$out | $row"
 
 # ---- KVERS: kernel versions, each from its Debian source (issue 16) ----------
 # 6.1 cells keep today's names; a 6.12 cell's name says -k6.12 after the kernel.
