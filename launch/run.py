@@ -77,6 +77,10 @@ def qemu_command(topo, image, out, disk_path, cmdline, accelerator="tcg"):
         cmd += ["-bios", QBOOT]
     cmd += ["-kernel", image, "-append", cmdline,
             "-display", "none", "-monitor", "none", "-no-reboot",
+            # A guest that resets itself (with -no-reboot QEMU then exits 0)
+            # leaves no console line; QEMU's reset log says why (a triple
+            # fault, with the registers), and its guest_errors what came before.
+            "-d", "cpu_reset,guest_errors", "-D", os.path.join(out, "qemu-debug.log"),
             "-chardev", f"file,id=con,path={os.path.join(out, 'console.log')}",
             "-serial", "chardev:con",
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
@@ -422,6 +426,10 @@ def main():
     if proc.returncode != 0 and not os.path.exists(os.path.join(out, "guest-status")):
         fail2(f"qemu exited {proc.returncode}: {(qout or '').strip().splitlines()[-1:] or ['no output']}")
 
+    if not os.path.exists(os.path.join(out, "guest-status")) and \
+            "Triple fault" in read(os.path.join(out, "qemu-debug.log")):
+        print(f"run: {name}: the guest reset itself: QEMU logged a triple fault "
+              f"({os.path.relpath(out)}/qemu-debug.log)", file=sys.stderr, flush=True)
     res = collect.collect(out, topo, sc, a.mode, a.kernel, a.variant, wall)
     if not a.quiet:
         collect.print_summary(res, out, TOP)

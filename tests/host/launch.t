@@ -702,6 +702,34 @@ make -s -C "$lab" run DEB_PACKAGES= TOPO=2node-sym KERNEL=stock VARIANT=debug >"
 one_line run_error.no-kernel "run: no kernel at build/patched/obj/arch/x86/boot/bzImage: run 'make kernel KERNEL=patched'" \
 	$py "$lab/launch/run.py" --topo 2node-sym
 
+# ---- a guest that resets itself -------------------------------------------
+# Under -no-reboot QEMU exits 0 when the guest triple-faults, and the console
+# stops mid-boot with no message: run.py asks QEMU for its reset log
+# (-d cpu_reset -D OUT/qemu-debug.log) and names the triple fault.  A fake
+# QEMU here logs one and exits 0, as QEMU does.
+tf=$tmp/tf-lab; lab_copy "$tf"
+mkdir -p "$tf/build/patched/obj/arch/x86/boot" && : >"$tf/build/patched/obj/arch/x86/boot/bzImage"
+cat >"$tmp/fake-qemu-tf" <<'Q'
+#!/bin/bash
+log=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-D) log=$2; shift;;
+	-chardev) con=${2#*path=}; shift;;
+	esac
+	shift
+done
+[ -n "$log" ] && printf 'CPU Reset (CPU 0)\nTriple fault\nCPU Reset (CPU 0)\n' >"$log"
+echo '[    0.59] pci_bus 0000:00: Unknown NUMA node; performance will be reduced' >"${con%%,*}"
+exit 0
+Q
+chmod +x "$tmp/fake-qemu-tf"
+DPLAB_QEMU=$tmp/fake-qemu-tf $py "$tf/launch/run.py" --topo 2node-sym --scenario smoke --accel tcg \
+	--out "$tmp/tf-out" >"$bt/o" 2>"$bt/e"; rc=$?
+[ $rc -eq 1 ] && grep -qxF "run: 2node-sym-smoke-global-patched: the guest reset itself: QEMU logged a triple fault ($(realpath --relative-to=. "$tmp/tf-out")/qemu-debug.log)" "$bt/e" &&
+	grep -q -- "-d cpu_reset,guest_errors -D $tmp/tf-out/qemu-debug.log" "$tmp/tf-out/qemu.cmd" \
+	&& pass guest_reset.triple_fault_named || bad guest_reset.triple_fault_named "rc=$rc $(tr '\n' '|' <"$bt/e" | head -c 400)"
+
 # ---- records that do not change after the run ----
 # lab_commit: run.py records the lab's commit (and the diff of a dirty tree)
 # in OUT at run time; collect.py, re-run on OUT, keeps it.
