@@ -901,6 +901,31 @@ def baseline_blocks(cells):
     return [("h", 2, "Baselines: the series against tuning without it")] + out
 
 
+def gnuplot_panels(root, script, kind, scen, title, blocks, panels, series):
+    """Write plots/<kind>-<scenario>.dat (BLOCKS: one list of data rows per
+    panel, gnuplot index blocks) and draw it with SCRIPT: PANELS titles the
+    panels (gnuplot array M), SERIES names the bars (array L).  The PNG's
+    path relative to ROOT, or None (said on stderr) when gnuplot failed."""
+    pdir = os.path.join(root, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", scen)
+    dat, png = os.path.join(pdir, f"{kind}-{safe}.dat"), os.path.join(pdir, f"{kind}-{safe}.png")
+    with open(dat, "w", encoding="utf-8") as f:
+        for rows in blocks:
+            f.write("".join(r + "\n" for r in rows) + "\n\n")
+
+    def arr(name, items):
+        return f"array {name}[{len(items)}] = [" + ", ".join(json.dumps(x) for x in items) + "]"
+    cmd = ["gnuplot", "-e", f"datafile={json.dumps(dat)}; outfile={json.dumps(png)}; "
+           f"title={json.dumps(title)}; " + arr("M", panels) + "; " + arr("L", series), script]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(png):
+        print(f"report: gnuplot failed for {scen} ({kind}): {(r.stderr.strip().splitlines() or ['?'])[-1]}",
+              file=sys.stderr)
+        return None
+    return os.path.relpath(png, root)
+
+
 def plot(root, scen, glist, used):
     """One PNG per scenario: a panel per metric, bars per mode (gnuplot)."""
     if not shutil.which("gnuplot") or not glist:
@@ -911,32 +936,19 @@ def plot(root, scen, glist, used):
     present = [lbl for _, _, lbl in COLUMNS if any(lbl in cols for _, cols in glist)]
     if not keys or not present:
         return None
-    pdir = os.path.join(root, "plots")
-    os.makedirs(pdir, exist_ok=True)
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", scen)
-    dat, png = os.path.join(pdir, f"ab-{safe}.dat"), os.path.join(pdir, f"ab-{safe}.png")
-    with open(dat, "w", encoding="utf-8") as f:
-        for key, _ in keys:
-            for lab, cols in glist:
-                row = [f'"{lab}"']
-                for lbl in present:
-                    s = summary([c["values"][key] for c in cols.get(lbl, [])])
-                    row += ["?", "?", "?"] if s is None else [repr(float(s[0])), repr(float(s[1])),
-                                                             repr(float(s[2]))]
-                f.write(" ".join(row) + "\n")
-            f.write("\n\n")
-
-    def arr(name, items):
-        return f"array {name}[{len(items)}] = [" + ", ".join(json.dumps(x) for x in items) + "]"
-    cmd = ["gnuplot", "-e", f"datafile={json.dumps(dat)}; outfile={json.dumps(png)}; "
-           f"title={json.dumps('scenario ' + scen + ': mode against mode')}; "
-           + arr("M", [lbl for _, lbl in keys]) + "; " + arr("L", present), GNUPLOT_AB]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0 or not os.path.exists(png):
-        print(f"report: gnuplot failed for {scen}: {(r.stderr.strip().splitlines() or ['?'])[-1]}",
-              file=sys.stderr)
-        return None
-    return os.path.relpath(png, root)
+    blocks = []
+    for key, _ in keys:
+        rows = []
+        for lab, cols in glist:
+            row = [f'"{lab}"']
+            for lbl in present:
+                s = summary([c["values"][key] for c in cols.get(lbl, [])])
+                row += ["?", "?", "?"] if s is None else [repr(float(s[0])), repr(float(s[1])),
+                                                         repr(float(s[2]))]
+            rows.append(" ".join(row))
+        blocks.append(rows)
+    return gnuplot_panels(root, GNUPLOT_AB, "ab", scen, f"scenario {scen}: mode against mode", blocks,
+                          [lbl for _, lbl in keys], present)
 
 
 def plot_vs_stock(root, scen, glist):
@@ -965,25 +977,9 @@ def plot_vs_stock(root, scen, glist):
                 rows.setdefault(key, []).append(" ".join(row))
     if not rows or not shutil.which("gnuplot"):
         return None
-    pdir = os.path.join(root, "plots")
-    os.makedirs(pdir, exist_ok=True)
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", scen)
-    dat, png = os.path.join(pdir, f"vs-stock-{safe}.dat"), os.path.join(pdir, f"vs-stock-{safe}.png")
-    with open(dat, "w", encoding="utf-8") as f:
-        for key in rows:
-            f.write("\n".join(rows[key]) + "\n\n\n")
-
-    def arr(name, items):
-        return f"array {name}[{len(items)}] = [" + ", ".join(json.dumps(x) for x in items) + "]"
-    cmd = ["gnuplot", "-e", f"datafile={json.dumps(dat)}; outfile={json.dumps(png)}; "
-           f"title={json.dumps('scenario ' + scen + ': the series against the stock kernel')}; "
-           + arr("M", [label[k] for k in rows]) + "; " + arr("L", modes), GNUPLOT_VS_STOCK]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0 or not os.path.exists(png):
-        print(f"report: gnuplot failed for {scen} (against stock): "
-              f"{(r.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr)
-        return None
-    return os.path.relpath(png, root)
+    return gnuplot_panels(root, GNUPLOT_VS_STOCK, "vs-stock", scen,
+                          f"scenario {scen}: the series against the stock kernel",
+                          list(rows.values()), [label[k] for k in rows], modes)
 
 
 def build(root, dest):
