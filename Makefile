@@ -57,7 +57,7 @@ help:
 	@echo "           [OUT=dir] [CMD='guest command']   boot, run, trace, collect: results/<topo>-<scenario>-<mode>-<kernel>/"
 	@echo "  make test                 every test (host unit tests, KUnit, lab runs); ends 'N passed, N failed'"
 	@echo "  make test-host            host tests only (no kernel needed)"
-	@echo "  make kernel [KERNEL=patched|stock] [VARIANT=lab|xfs|debug|kcsan]   build bzImage (incremental, ccache)"
+	@echo "  make kernel [KERNEL=patched|stock] [VARIANT=lab|xfs|jumplabel|debug|kcsan]   build bzImage (incremental, ccache)"
 	@echo "  make kunit                boot the KUnit suites dirty_pressure* under QEMU, their results as the tree's kunit.py parse reads them"
 	@echo "  make check-series         checkpatch --strict on every patch + compile tests of config variants"
 	@echo "  make build-cost [KERNEL=] [VARIANT=]   a cold build timed per object: which directories and"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build the guest kernel.
-# Usage: launch/kernel.sh [patched|stock] [lab|xfs|debug|kcsan] [--config-only]
+# Usage: launch/kernel.sh [patched|stock] [lab|xfs|jumplabel|debug|kcsan] [--config-only]
 #        launch/kernel.sh --variants   (print the variants, one line)
 #
 #   build/<kernel>/linux/         source: linux-source-6.1 as a git repo whose
@@ -38,7 +38,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # run.py asks for them (--variants) to refuse a bad VARIANT before any build.
 # xfs is the lab kernel with XFS, which run.py boots for a topology whose
 # disk is XFS (launch/dplab/contract.py build_variant).
-variants=(lab xfs debug kcsan)
+variants=(lab xfs jumplabel debug kcsan)
 config_only=0
 args=()
 for a in "$@"; do

@@ -628,7 +628,7 @@ one_line run_error.no-scenario "run: no scenario '$top/workloads/scenarios/nosuc
 	run --scenario nosuch
 one_line run_error.bad-scenario "run: $bt/check-name.sh:2: check name 'Bad' must be lower-case [a-z0-9_.-]" \
 	run --scenario "$bt/check-name.sh"
-one_line run_error.variant "run: VARIANT must be lab, xfs, debug or kcsan, not 'none'" run --variant none
+one_line run_error.variant "run: VARIANT must be lab, xfs, jumplabel, debug or kcsan, not 'none'" run --variant none
 one_like run_error.not-utf8-topology "run: $bt/not-utf8.topo" run --topo "$bt/not-utf8.topo"
 one_like run_error.unknown-option "run: " run --bogus
 one_like run_error.stray-argument "run: " run extra
@@ -686,7 +686,7 @@ make_run make_run_checks_first.scenario "run: no scenario '$lab/workloads/scenar
 	SCENARIO=typo
 make_run make_run_checks_first.mode "run: MODE must be one of off, global, node, not 'fast'" MODE=fast
 make_run make_run_checks_first.kernel "run: KERNEL must be patched or stock, not 'vanilla'" KERNEL=vanilla
-make_run make_run_checks_first.variant "run: VARIANT must be lab, xfs, debug or kcsan, not 'none'" VARIANT=none
+make_run make_run_checks_first.variant "run: VARIANT must be lab, xfs, jumplabel, debug or kcsan, not 'none'" VARIANT=none
 make_run make_run_checks_first.lru "run: LRU must be classic or mglru, not 'lfu'" LRU=lfu
 mkdir -p "$bt/precious"; touch "$bt/precious/keep"
 make_run make_run_checks_first.out "run: --out $bt/precious: not empty and not a results directory; refusing to delete it" \
