@@ -37,7 +37,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # The variants this script builds: lab alone, or lab plus patches/<variant>.config.
 # run.py asks for them (--variants) to refuse a bad VARIANT before any build.
 # xfs is the lab kernel with XFS, which run.py boots for a topology whose
-# disk is XFS (launch/dplab/contract.py build_variant).
+# disk is XFS (launch/dplab/contract.py build_variant); jumplabel has static
+# keys patched in, for the cost bench (see patches/lab.config).
 variants=(lab xfs jumplabel debug kcsan)
 config_only=0
 args=()
@@ -135,7 +136,7 @@ kmake() { make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc
 # paths and the generated headers by relative ones, so kbuild's per-option
 # dependencies then recompile only fs/xfs and what XFS's options touch
 # (minutes, not a cold build).
-lab_obj=$(kernel_obj_dir "$top" "$kernel" lab)
+[ "$variant" = xfs ] && lab_obj=$(kernel_obj_dir "$top" "$kernel" lab)
 if [ "$variant" = xfs ] && [ ! -f "$obj/.config" ] && [ -f "$lab_obj/.dplab-built" ]; then
 	stage "seed ${obj#$top/} from ${lab_obj#$top/}"
 	cp -a --reflink=auto "$lab_obj/." "$obj/"

@@ -54,6 +54,7 @@ hangs or is left not run, 2 with one line on bad selection input.  The report
 import argparse
 import concurrent.futures
 import datetime
+import functools
 import glob
 import json
 import os
@@ -317,6 +318,7 @@ def fmt_s(s):
 class Runner:
     def __init__(self, a, root, cells, scens):
         self.a, self.root, self.cells, self.scens = a, root, cells, scens
+        self.tdir = a.topology_dir or os.path.join(TOP, "topologies")
         self.lock = threading.Lock()
         self.done = 0
         self.ran = []          # elapsed seconds of cells actually run
@@ -404,7 +406,7 @@ class Runner:
         write_json(os.path.join(out, "cell.json"), dict(
             c, status=status, reason=reason, rc=rc, elapsed_s=round(elapsed, 1),
             finished=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            kernel_image=kernel_stamp(c, self.a.topology_dir or os.path.join(TOP, "topologies")), engine="slurm" if self.slurm else "local",
+            kernel_image=kernel_stamp(c, self.tdir), engine="slurm" if self.slurm else "local",
             **({"slurm": self.slurm} if self.slurm else {})))
         if status != "ABORTED":
             detail = f"({reason})" if reason and status != "PASS" else ""
@@ -607,14 +609,20 @@ def make_selection(a):
     return args
 
 
+@functools.lru_cache(maxsize=None)
+def topology_disk_fs(tdir, name):
+    """The filesystem of a topology's test disk (None without one): read
+    once per topology, however many cells name it."""
+    try:
+        return (topology.load(os.path.join(tdir, name))["disk"] or {}).get("fs")
+    except topology.TopologyError as e:
+        raise BadInput(str(e))
+
+
 def cell_build_variant(c, tdir):
     """The kernel variant a cell boots: its VARIANT, or xfs for a lab cell on
     a topology whose disk is XFS (dplab.contract.build_variant, as run.py)."""
-    try:
-        disk = topology.load(os.path.join(tdir, c["topology"]))["disk"] or {}
-    except topology.TopologyError as e:
-        raise BadInput(str(e))
-    return build_variant(c["variant"], disk.get("fs"))
+    return build_variant(c["variant"], topology_disk_fs(tdir, c["topology"]))
 
 
 def cell_builds(a, cells):

@@ -956,6 +956,8 @@ def plot_vs_stock(root, scen, glist):
     kernel, in percent with the bootstrap 95% interval, for the clusters
     with stock cells and repeats: differences of 0.01-1% that bars from 0
     cannot show.  None when there is nothing to draw."""
+    if not shutil.which("gnuplot"):
+        return None
     label = {k: lbl for k, lbl, _, _ in METRICS}
     modes = [lbl for _, _, lbl in COLUMNS if lbl != "stock"]
     rows = {}
@@ -975,7 +977,7 @@ def plot_vs_stock(root, scen, glist):
                 seen = True
             if seen:
                 rows.setdefault(key, []).append(" ".join(row))
-    if not rows or not shutil.which("gnuplot"):
+    if not rows:
         return None
     return gnuplot_panels(root, GNUPLOT_VS_STOCK, "vs-stock", scen,
                           f"scenario {scen}: the series against the stock kernel",

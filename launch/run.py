@@ -12,8 +12,9 @@ fails or the guest panicked, 2 with one line when the run could not happen
 With --check-only, exit 0 (silent) or 2 from the parameters alone: nothing
 is written, built or booted.  --print-build checks the same and prints
 the kernel variant the run boots (lab, or xfs for a topology with an XFS
-disk: dplab.contract.build_variant), which make run builds.  --accel (default $ACCEL, else auto) picks
-QEMU's accelerator (launch/accel.py): one line on stderr says which and why.
+disk: dplab.contract.build_variant), which make run builds.  --accel
+(default $ACCEL, else auto) picks QEMU's accelerator (launch/accel.py):
+one line on stderr says which and why.
 """
 import argparse
 import json
@@ -362,7 +363,7 @@ def main():
         for k, v in env.items():
             f.write(f"{k}={shlex.quote(v)}\n")
 
-    ncpu = sum(n["cpus"] for n in topo["nodes"].values())
+    ncpu = topology.total_cpus(topo)
     cmdline = " ".join([
         "console=ttyS0", "loglevel=5", "root=hostroot", "rootfstype=9p",
         # The host root is read-only for the guest's whole life, so caching
