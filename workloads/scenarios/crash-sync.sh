@@ -30,8 +30,19 @@ workload() {
 		sleep 0.5; t=$((t + 1))
 	done
 	sleep 1.5
-	metric dirty_kb_at_crash "$(awk '/^(Dirty|Writeback):/ { s += $2 } END { print s + 0 }' /proc/meminfo)"
 	metric inflight_synced_at_crash "$(bytes_synced inflight)"
+	# Crash with data in flight.  Most of each interval is the fsync(), but
+	# the writer can sit between an fsync() that emptied the page cache and
+	# its next write() (writing its report, say): one look can see nothing
+	# in flight.  Look every 0.05 s for up to 5 s, then crash at once; a
+	# writer that never dirties a page in 5 s fails dirty_at_crash.
+	polls=0
+	while kb=$(awk '/^(Dirty|Writeback):/ { s += $2 } END { print s + 0 }' /proc/meminfo)
+		[ "$kb" -eq 0 ] && [ $polls -lt 100 ]; do
+		sleep 0.05; polls=$((polls + 1))
+	done
+	metric dirty_kb_at_crash "$kb"
+	metric in_flight_polls $polls
 	crash
 }
 
