@@ -224,7 +224,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     if d is not None:
         metrics["vmstat_delta"] = d
     nodes = {}
-    for nid in sorted(topo["nodes"]):
+    for nid in sorted(topo.nodes):
         nd = {}
         dd = vmstat_delta(out, f"node{nid}.vmstat")
         if dd is not None:
@@ -277,7 +277,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                 metrics["guest"] = json.load(f)
         except ValueError:
             metrics["guest"] = {"error": "unreadable guest-metrics.json"}
-    tm, why = analyse_trace(out, len(topo["nodes"]), sc["vars"].get("TRACE_TASKS", "").split())
+    tm, why = analyse_trace(out, len(topo.nodes), sc["vars"].get("TRACE_TASKS", "").split())
     if tm is not None:
         metrics["trace"] = tm
     else:
@@ -310,7 +310,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     lab, host = run_record(out, "lab.json"), run_record(out, "host.json")
     previous = run_record(out, "result.json") or {}
     res = {
-        "topology": topo["name"], "topology_description": topo["description"],
+        "topology": topo.name, "topology_description": topo.description,
         "scenario": sc["name"], "claim": sc["vars"].get("CLAIM", ""),
         # a baseline of that scenario (same workload, tuning without the series)
         **({"baseline_of": sc["vars"]["BASELINE_OF"]} if sc["vars"].get("BASELINE_OF") else {}),
@@ -385,7 +385,7 @@ def main(argv):
     old = json.loads(read(os.path.join(out, "result.json"), "{}") or "{}")
     # OUT keeps copies named "topology" and "scenario.sh": the names come
     # from the run's own result.json.
-    topo["name"] = old.get("topology", topo["name"])
+    topo.name = old.get("topology", topo.name)
     sc["name"] = old.get("scenario", sc["name"])
     res = collect(out, topo, sc, old.get("mode", "?"), old.get("kernel", "?"), old.get("variant", "lab"),
                   old.get("metrics", {}).get("wall_s"))

@@ -551,7 +551,7 @@ def plan(a):
         in_cut = []
         for t in topologies:
             try:
-                why = topology.load(os.path.join(tdir, t))["smoke_skip"]
+                why = topology.load(os.path.join(tdir, t)).smoke_skip
             except topology.TopologyError as e:
                 raise BadInput(str(e))
             if why and not topos:
@@ -614,7 +614,7 @@ def topology_disk_fs(tdir, name):
     """The filesystem of a topology's test disk (None without one): read
     once per topology, however many cells name it."""
     try:
-        return (topology.load(os.path.join(tdir, name))["disk"] or {}).get("fs")
+        return topology.load(os.path.join(tdir, name)).disk.fs
     except topology.TopologyError as e:
         raise BadInput(str(e))
 

@@ -57,19 +57,19 @@ def fail2(msg):
 def make_disk(path, disk):
     """A fresh sparse disk with a new filesystem each run."""
     with open(path, "wb") as f:
-        f.truncate(disk["size"])
+        f.truncate(disk.size)
     mkfs = {"ext4": ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=1,lazy_journal_init=1"],
-            "xfs": ["mkfs.xfs", "-q", "-f"]}[disk["fs"]]
+            "xfs": ["mkfs.xfs", "-q", "-f"]}[disk.fs]
     r = subprocess.run(mkfs + [path], capture_output=True, text=True)
     if r.returncode:
         fail2(f"{mkfs[0]} failed: {r.stderr.strip()}")
 
 
 def qemu_command(topo, image, out, disk_path, cmdline, accelerator="tcg"):
-    disk = topo["disk"]
-    throttle = f",throttling.bps-write={disk['write_bps']}" if disk["write_bps"] else ""
-    if disk.get("read_bps"):
-        throttle += f",throttling.bps-read={disk['read_bps']}"
+    disk = topo.disk
+    throttle = f",throttling.bps-write={disk.write_bps}" if disk.write_bps else ""
+    if disk.read_bps:
+        throttle += f",throttling.bps-read={disk.read_bps}"
     # TCG: -accel tcg,thread=multi -cpu max; KVM: -accel kvm -cpu host
     cmd = [accel.qemu_binary()] + accel.qemu_args(accelerator)
     cmd += topology.qemu_args(topo)
@@ -281,28 +281,28 @@ def check_parameters(a):
     except scn.ScenarioError as e:
         fail2(str(e))
     if "DISK_WRITE_BPS" in sc["vars"]:
-        topo["disk"]["write_bps"] = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])
+        topo.disk.write_bps = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])
     if disk_bps is not None:
-        topo["disk"]["write_bps"] = disk_bps
+        topo.disk.write_bps = disk_bps
     # Slow motion keeps the ratio of dirtying to cleaning that a scenario's
     # claim depends on when the kernel itself is slow: under KCSAN a bound
     # dirtier managed 3-4 MiB/s against the disk's 30, the flusher cleaned
     # everything first and node 0's reclaim met no dirty page.
     if a.slow_motion > 1:
-        if not topo["disk"]["write_bps"]:
+        if not topo.disk.write_bps:
             fail2(f"--slow-motion {a.slow_motion}: the disk has no write_bps to slow down")
-        bps = topo["disk"]["write_bps"] // a.slow_motion
+        bps = topo.disk.write_bps // a.slow_motion
         if bps < 2 << 20:
-            fail2(f"--slow-motion {a.slow_motion}: write_bps {topo['disk']['write_bps'] >> 10}K "
+            fail2(f"--slow-motion {a.slow_motion}: write_bps {topo.disk.write_bps >> 10}K "
                   f"/ {a.slow_motion} is under 2M")
-        topo["disk"]["write_bps"] = bps
+        topo.disk.write_bps = bps
     if a.disk and not os.path.isfile(a.disk):
         fail2(f"--disk {a.disk}: no such file")
-    ncpus = topology.total_cpus(topo)
+    ncpus = topo.total_cpus()
     if accel.requested(a.accel) == "icount" and ncpus > 1:
         fail2(f"ACCEL=icount runs one vCPU only (QEMU's icount never brings up a second): "
-              f"topology {topo['name']} has {ncpus} (for a cost: 2node-1cpu, 64node-1cpu)")
-    name = cell_name(topo["name"], sc["name"], a.mode, a.kernel, a.variant, a.lru)
+              f"topology {topo.name} has {ncpus} (for a cost: 2node-1cpu, 64node-1cpu)")
+    name = cell_name(topo.name, sc["name"], a.mode, a.kernel, a.variant, a.lru)
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
     safe_out(out)
     return tpath, topo, sc, name, out
@@ -311,7 +311,7 @@ def check_parameters(a):
 def main():
     a = parse_args()
     tpath, topo, sc, name, out = check_parameters(a)
-    build = build_variant(a.variant, (topo["disk"] or {}).get("fs"))
+    build = build_variant(a.variant, topo.disk.fs)
     if a.print_build:
         print(build)
         return 0
@@ -347,23 +347,23 @@ def main():
         disk_path = os.path.abspath(a.disk)
     else:
         disk_path = os.path.join(out, "test-disk.img")
-        make_disk(disk_path, topo["disk"])
+        make_disk(disk_path, topo.disk)
     env = {
         "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.sh",
-        "TEST_FS": topo["disk"]["fs"], "DEFAULT_EVENTS": DEFAULT_EVENTS,
+        "TEST_FS": topo.disk.fs, "DEFAULT_EVENTS": DEFAULT_EVENTS,
         "PER_PAGE_EVENTS": PER_PAGE_EVENTS,
-        "NODES": str(len(topo["nodes"])), "TOPO": topo["name"],
+        "NODES": str(len(topo.nodes)), "TOPO": topo.name,
         "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
         "SLOW_MOTION": str(a.slow_motion),
         # the write throttle the disk really has (scenario, --disk-write-bps,
         # --slow-motion applied): a scenario may size its writes by it
-        "DISK_THROTTLE_BPS": str(topo["disk"]["write_bps"] or 0),
+        "DISK_THROTTLE_BPS": str(topo.disk.write_bps),
     }
     with open(os.path.join(out, "job.env"), "w", encoding="utf-8") as f:
         for k, v in env.items():
             f.write(f"{k}={shlex.quote(v)}\n")
 
-    ncpu = topology.total_cpus(topo)
+    ncpu = topo.total_cpus()
     cmdline = " ".join([
         "console=ttyS0", "loglevel=5", "root=hostroot", "rootfstype=9p",
         # The host root is read-only for the guest's whole life, so caching
@@ -380,7 +380,7 @@ def main():
         # scenario's CMDLINE can say online_movable instead (kswapd-stop).
         # A boot argument, not MEMORY_HOTPLUG_DEFAULT_ONLINE, so the stock
         # and patched builds keep one .config for every topology.
-        "memhp_default_state=online" if any(n.get("dimm") for n in topo["nodes"].values()) else "",
+        "memhp_default_state=online" if any(n.dimm for n in topo.nodes.values()) else "",
         # Last, so a scenario's or the caller's arguments win (a bad
         # dirty_pressure= value, movable_node, ...).
         sc["vars"].get("CMDLINE", ""), a.append,
@@ -391,8 +391,8 @@ def main():
 
     timeout = a.timeout or int(sc["vars"].get("TIMEOUT", "300"))
     if not a.quiet:
-        print(f"run: {name}: booting {len(topo['nodes'])}-node guest ({ncpu} vCPUs, "
-              f"{topo['memory'] >> 20} MiB), timeout {timeout}s", flush=True)
+        print(f"run: {name}: booting {len(topo.nodes)}-node guest ({ncpu} vCPUs, "
+              f"{topo.memory >> 20} MiB), timeout {timeout}s", flush=True)
     boot_timeout = min(a.boot_timeout, timeout)
     record_host(out, qemu, choice)
     t0 = time.monotonic()

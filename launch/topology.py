@@ -23,7 +23,7 @@ import os
 import re
 import sys
 
-from dplab.records import Topology
+from dplab.records import Disk, Hmat, Node, Topology
 
 KEYS = ("description", "memory", "node", "distance", "hmat", "disk", "smoke")
 NODE_ATTRS = ("cpus", "mem", "dimm", "initiator")
@@ -102,7 +102,8 @@ def parse_attrs(words, allowed, where):
 
 
 def load(path):
-    """Parse and validate; raise TopologyError('file:line: what')."""
+    """Parse and validate into a records.Topology; raise
+    TopologyError('file:line: what')."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
@@ -110,9 +111,7 @@ def load(path):
         raise TopologyError(f"{path}: cannot read: {e.strerror}")
     except UnicodeDecodeError as e:
         raise TopologyError(f"{path}: not UTF-8 text at byte {e.start}")
-    topo = {"name": os.path.basename(path), "path": path, "description": "",
-            "memory": None, "nodes": {}, "distances": {}, "default_distance": None,
-            "hmat": [], "disk": None, "smoke_skip": None}
+    topo = Topology(os.path.basename(path), path, "", None, {}, {}, None, [], None)
     lineof = {}
 
     def err(n, msg):
@@ -127,43 +126,42 @@ def load(path):
             if key not in KEYS:
                 raise ValueError(f"unknown key '{key}' (known: {', '.join(KEYS)})")
             if key == "description":
-                topo["description"] = " ".join(words)
+                topo.description = " ".join(words)
             elif key == "smoke":
                 # "smoke skip WHY": make matrix-smoke (and so make test) leaves
                 # the topology out, said aloud; make matrix still runs it
                 if len(words) < 2 or words[0] != "skip":
                     raise ValueError("smoke takes 'skip' and a reason")
-                topo["smoke_skip"] = " ".join(words[1:])
+                topo.smoke_skip = " ".join(words[1:])
             elif key == "memory":
                 if len(words) != 1:
                     raise ValueError("memory takes one size")
-                topo["memory"] = parse_size(words[0])
+                topo.memory = parse_size(words[0])
                 lineof["memory"] = n
             elif key == "node":
                 if not words:
                     raise ValueError("node needs an id")
                 nid = parse_int(words[0], "node id", 0, MAX_NODES - 1)
-                if nid in topo["nodes"]:
+                if nid in topo.nodes:
                     raise ValueError(f"node {nid} defined twice")
                 a = parse_attrs(words[1:], NODE_ATTRS, "node")
                 if "cpus" not in a or "mem" not in a:
                     raise ValueError(f"node {nid} needs cpus= and mem=")
-                node = {"cpus": parse_int(a["cpus"], "cpus", 0, MAX_CPUS),
-                        "mem": parse_size(a["mem"]), "line": n}
-                if node["mem"] % (1 << 20):
+                node = Node(parse_int(a["cpus"], "cpus", 0, MAX_CPUS), parse_size(a["mem"]), n)
+                if node.mem % (1 << 20):
                     raise ValueError(f"node {nid} mem must be a whole number of MiB")
-                node["dimm"] = parse_size(a["dimm"]) if "dimm" in a else 0
-                if "dimm" in a and (node["dimm"] == 0 or node["dimm"] % MEMORY_BLOCK):
+                node.dimm = parse_size(a["dimm"]) if "dimm" in a else 0
+                if "dimm" in a and (node.dimm == 0 or node.dimm % MEMORY_BLOCK):
                     raise ValueError(f"node {nid} dimm must be a whole number of "
                                      f"{MEMORY_BLOCK >> 20}M memory blocks")
                 if "initiator" in a:
-                    node["initiator"] = parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1)
-                if node["cpus"] == 0 and node["mem"] == 0 and node["dimm"] == 0:
+                    node.initiator = parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1)
+                if node.cpus == 0 and node.memory == 0:
                     raise ValueError(f"node {nid} has neither CPUs nor memory")
-                topo["nodes"][nid] = node
+                topo.nodes[nid] = node
             elif key == "distance":
                 if len(words) == 2 and words[0] == "default":
-                    topo["default_distance"] = parse_int(words[1], "distance", 11, 254)
+                    topo.default_distance = parse_int(words[1], "distance", 11, 254)
                     continue
                 if len(words) != 3:
                     raise ValueError("distance takes: SRC DST VALUE (or: default VALUE)")
@@ -172,22 +170,22 @@ def load(path):
                 if a == b:
                     raise ValueError("a node's distance to itself is always 10")
                 v = parse_int(words[2], "distance", 11, 254)
-                if (a, b) in topo["distances"]:
+                if (a, b) in topo.distances:
                     raise ValueError(f"distance {a} {b} given twice")
-                topo["distances"][(a, b)] = v
+                topo.distances[(a, b)] = v
                 lineof[(a, b)] = n
             elif key == "hmat":
                 a = parse_attrs(words, HMAT_ATTRS, "hmat")
                 for k in HMAT_ATTRS:
                     if k not in a:
                         raise ValueError(f"hmat needs {k}=")
-                topo["hmat"].append({
-                    "initiator": parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1),
-                    "target": parse_int(a["target"], "target", 0, MAX_NODES - 1),
-                    "latency_ns": parse_int(a["latency"], "latency", 1, 1 << 20),
-                    "bandwidth": parse_size(a["bandwidth"]), "line": n})
+                topo.hmat.append(Hmat(
+                    parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1),
+                    parse_int(a["target"], "target", 0, MAX_NODES - 1),
+                    parse_int(a["latency"], "latency", 1, 1 << 20),
+                    parse_size(a["bandwidth"]), n))
             elif key == "disk":
-                if topo["disk"]:
+                if topo.disk:
                     raise ValueError("disk given twice")
                 a = parse_attrs(words, DISK_ATTRS, "disk")
                 for k in ("size", "fs", "write_bps"):
@@ -195,139 +193,112 @@ def load(path):
                         raise ValueError(f"disk needs {k}=")
                 if a["fs"] not in FILESYSTEMS:
                     raise ValueError(f"disk fs '{a['fs']}' unknown (known: {', '.join(FILESYSTEMS)})")
-                d = {"size": parse_size(a["size"]), "fs": a["fs"],
-                     "write_bps": parse_size(a["write_bps"]),
-                     "read_bps": parse_size(a["read_bps"]) if "read_bps" in a else 0}
-                if d["size"] < (512 << 20):
+                d = Disk(parse_size(a["size"]), a["fs"], parse_size(a["write_bps"]),
+                         parse_size(a["read_bps"]) if "read_bps" in a else 0)
+                if d.size < (512 << 20):
                     raise ValueError("disk size must be at least 512M")
-                if d["write_bps"] and d["write_bps"] < (2 << 20):
+                if d.write_bps and d.write_bps < (2 << 20):
                     raise ValueError("disk write_bps under 2M makes guests time out (QEMU warns)")
-                topo["disk"] = d
+                topo.disk = d
         except ValueError as e:
             raise err(n, str(e))
 
     # Whole-file rules.
     end = len(lines)
-    nodes = topo["nodes"]
+    nodes = topo.nodes
     if not nodes:
         raise err(end, "no node lines")
     ids = sorted(nodes)
     if ids != list(range(len(ids))):
-        raise err(nodes[ids[-1]]["line"], f"node ids must be 0..{len(ids) - 1} without gaps")
-    if topo["memory"] is None:
+        raise err(nodes[ids[-1]].line, f"node ids must be 0..{len(ids) - 1} without gaps")
+    if topo.memory is None:
         raise err(end, "missing 'memory' (the total, which node mem= must sum to)")
-    total = sum(nd["mem"] for nd in nodes.values())
-    if total != topo["memory"]:
-        dimm = sum(nd["dimm"] for nd in nodes.values())
-        hint = " (dimm= memory is not part of it)" if dimm and total + dimm == topo["memory"] else ""
-        raise err(lineof["memory"], f"node memories sum to {total >> 20}M, memory says {topo['memory'] >> 20}M{hint}")
-    if sum(nd["cpus"] for nd in nodes.values()) == 0:
+    total = sum(nd.mem for nd in nodes.values())
+    if total != topo.memory:
+        dimm = sum(nd.dimm for nd in nodes.values())
+        hint = " (dimm= memory is not part of it)" if dimm and total + dimm == topo.memory else ""
+        raise err(lineof["memory"], f"node memories sum to {total >> 20}M, memory says {topo.memory >> 20}M{hint}")
+    if topo.total_cpus() == 0:
         raise err(end, "no node has CPUs")
-    if nodes[0]["mem"] == 0:
+    if nodes[0].mem == 0:
         # Linux on x86 needs memory on the boot CPU's node for early allocations.
-        raise err(nodes[0]["line"], "node 0 must have memory" +
-                  (" at boot (mem=; dimm= is added later)" if nodes[0]["dimm"] else ""))
-    if topo["disk"] is None:
+        raise err(nodes[0].line, "node 0 must have memory" +
+                  (" at boot (mem=; dimm= is added later)" if nodes[0].dimm else ""))
+    if topo.disk is None:
         raise err(end, "missing 'disk' line")
-    for (a, b), v in topo["distances"].items():
+    dist = topo.distances
+    for (a, b), v in dist.items():
         for x in (a, b):
             if x not in nodes:
                 raise err(lineof[(a, b)], f"distance names node {x}, which is not defined")
-        if (b, a) in topo["distances"] and topo["distances"][(b, a)] != v:
-            raise err(lineof[(a, b)], f"distance {a} {b} is {v} but {b} {a} is {topo['distances'][(b, a)]}")
+        if (b, a) in dist and dist[(b, a)] != v:
+            raise err(lineof[(a, b)], f"distance {a} {b} is {v} but {b} {a} is {dist[(b, a)]}")
     if len(nodes) > 1:
         for a in ids:
             for b in ids:
-                if a < b and (a, b) not in topo["distances"] and (b, a) not in topo["distances"] \
-                        and topo["default_distance"] is None:
+                if a < b and (a, b) not in dist and (b, a) not in dist \
+                        and topo.default_distance is None:
                     raise err(end, f"missing distance between nodes {a} and {b}")
     for nid, nd in nodes.items():
-        if "initiator" in nd:
-            i = nd["initiator"]
-            if i not in nodes or nodes[i]["cpus"] == 0:
-                raise err(nd["line"], f"node {nid} initiator={i} is not a node with CPUs")
-            if nd["cpus"]:
-                raise err(nd["line"], f"node {nid} has CPUs, so it is its own initiator")
-    for h in topo["hmat"]:
-        i, t = h["initiator"], h["target"]
-        if i not in nodes or nodes[i]["cpus"] == 0:
-            raise err(h["line"], f"hmat initiator {i} is not a node with CPUs")
-        if t not in nodes or node_memory(nodes[t]) == 0:
-            raise err(h["line"], f"hmat target {t} is not a node with memory")
-    if topo["hmat"]:
+        if nd.initiator is not None:
+            i = nd.initiator
+            if i not in nodes or nodes[i].cpus == 0:
+                raise err(nd.line, f"node {nid} initiator={i} is not a node with CPUs")
+            if nd.cpus:
+                raise err(nd.line, f"node {nid} has CPUs, so it is its own initiator")
+    for h in topo.hmat:
+        i, t = h.initiator, h.target
+        if i not in nodes or nodes[i].cpus == 0:
+            raise err(h.line, f"hmat initiator {i} is not a node with CPUs")
+        if t not in nodes or nodes[t].memory == 0:
+            raise err(h.line, f"hmat target {t} is not a node with memory")
+    if topo.hmat:
         for nid, nd in nodes.items():
-            if nd["cpus"] == 0 and "initiator" not in nd:
-                raise err(nd["line"], f"with hmat lines, memory-only node {nid} needs initiator=")
+            if nd.cpus == 0 and nd.initiator is None:
+                raise err(nd.line, f"with hmat lines, memory-only node {nid} needs initiator=")
     return topo
 
 
-def node_memory(node):
-    """Boot memory plus hot-pluggable (DIMM) memory of a node, in bytes."""
-    return node["mem"] + node.get("dimm", 0)
-
-
-def distance(topo, a, b):
-    if a == b:
-        return 10
-    d = topo["distances"]
-    return d.get((a, b)) or d.get((b, a)) or topo["default_distance"]
-
-
-def cpu_ranges(topo):
-    """First CPU index of each node, in node order."""
-    out, c = {}, 0
-    for nid in sorted(topo["nodes"]):
-        n = topo["nodes"][nid]["cpus"]
-        out[nid] = list(range(c, c + n))
-        c += n
-    return out
-
-
-def total_cpus(topo):
-    """The vCPUs of all nodes."""
-    return sum(n["cpus"] for n in topo["nodes"].values())
-
-
 def qemu_args(topo):
-    nodes = topo["nodes"]
-    ncpu = total_cpus(topo)
+    nodes = topo.nodes
+    ncpu = topo.total_cpus()
     # One socket per vCPU: QEMU's default puts all vCPUs in one socket
     # sharing an LLC, which the kernel warns about across nodes.
-    mem = f"{topo['memory'] >> 20}M"
-    dimms = [nid for nid in sorted(nodes) if nodes[nid].get("dimm")]
+    mem = f"{topo.memory >> 20}M"
+    dimms = [nid for nid in sorted(nodes) if nodes[nid].dimm]
     if dimms:
         # -m is the boot memory; the DIMMs go in slots up to maxmem.
-        maxmem = topo["memory"] + sum(nodes[nid]["dimm"] for nid in dimms)
+        maxmem = topo.memory + sum(nodes[nid].dimm for nid in dimms)
         mem += f",slots={len(dimms)},maxmem={maxmem >> 20}M"
     args = ["-smp", f"{ncpu},sockets={ncpu},cores=1,threads=1", "-m", mem]
-    machine = "pc,hmat=on" if topo["hmat"] else "pc"
+    machine = "pc,hmat=on" if topo.hmat else "pc"
     args = ["-machine", machine] + args
-    cpus = cpu_ranges(topo)
+    cpus = topo.cpu_ranges()
     for nid in sorted(nodes):
         nd = nodes[nid]
         spec = f"node,nodeid={nid}"
         if cpus[nid]:
             c = cpus[nid]
             spec += f",cpus={c[0]}" if len(c) == 1 else f",cpus={c[0]}-{c[-1]}"
-        if nd["mem"]:
-            args += ["-object", f"memory-backend-ram,id=mem{nid},size={nd['mem'] >> 20}M"]
+        if nd.mem:
+            args += ["-object", f"memory-backend-ram,id=mem{nid},size={nd.mem >> 20}M"]
             spec += f",memdev=mem{nid}"
-        if topo["hmat"]:
-            spec += f",initiator={nd.get('initiator', nid)}"
+        if topo.hmat:
+            spec += f",initiator={nid if nd.initiator is None else nd.initiator}"
         args += ["-numa", spec]
     ids = sorted(nodes)
     if len(ids) > 1:
         for a in ids:
             for b in ids:
                 if a < b:
-                    args += ["-numa", f"dist,src={a},dst={b},val={distance(topo, a, b)}"]
+                    args += ["-numa", f"dist,src={a},dst={b},val={topo.distance(a, b)}"]
     for nid in dimms:
-        args += ["-object", f"memory-backend-ram,id=hpmem{nid},size={nodes[nid]['dimm'] >> 20}M",
+        args += ["-object", f"memory-backend-ram,id=hpmem{nid},size={nodes[nid].dimm >> 20}M",
                  "-device", f"pc-dimm,id=dimm{nid},memdev=hpmem{nid},node={nid}"]
-    for h in topo["hmat"]:
-        base = f"hmat-lb,initiator={h['initiator']},target={h['target']},hierarchy=memory"
-        args += ["-numa", f"{base},data-type=access-latency,latency={h['latency_ns']}"]
-        args += ["-numa", f"{base},data-type=access-bandwidth,bandwidth={h['bandwidth'] >> 20}M"]
+    for h in topo.hmat:
+        base = f"hmat-lb,initiator={h.initiator},target={h.target},hierarchy=memory"
+        args += ["-numa", f"{base},data-type=access-latency,latency={h.latency_ns}"]
+        args += ["-numa", f"{base},data-type=access-bandwidth,bandwidth={h.bandwidth >> 20}M"]
     return args
 
 
@@ -369,18 +340,18 @@ def count_cpulist(s):
 def swiotlb_node(topo):
     """The node that holds the guest's SWIOTLB (the top of the RAM below
     4 GiB), or None when the guest has no memory above 4 GiB."""
-    nodes = topo["nodes"]
-    boot = sum(nd["mem"] for nd in nodes.values())
+    nodes = topo.nodes
+    boot = sum(nd.mem for nd in nodes.values())
     if boot >= LOWMEM_SPLIT_FROM:
         top = LOWMEM_SPLIT_AT
-    elif any(nd.get("dimm") for nd in nodes.values()):
+    elif any(nd.dimm for nd in nodes.values()):
         top = boot
     else:
         return None
     end = 0
     for nid in sorted(nodes):
-        end += nodes[nid]["mem"]
-        if nodes[nid]["mem"] and end >= top:
+        end += nodes[nid].mem
+        if nodes[nid].mem and end >= top:
             return nid
     return None
 
@@ -389,9 +360,9 @@ def check_guest(topo, view, kasan=False):
     """Return a list of mismatches (empty when the guest matches the file).
     kasan: the guest runs a KASAN kernel (its shadow and image are allowed)."""
     bad = []
-    kasan_kb = (sum(node_memory(nd) for nd in topo["nodes"].values()) >> 13) + KASAN_IMAGE_KB \
+    nodes = topo.nodes
+    kasan_kb = (sum(nd.memory for nd in nodes.values()) >> 13) + KASAN_IMAGE_KB \
         if kasan else 0
-    nodes = topo["nodes"]
     swiotlb = swiotlb_node(topo)
     if sorted(view) != sorted(nodes):
         bad.append(f"guest has nodes {sorted(view)}, file has {sorted(nodes)}")
@@ -399,9 +370,9 @@ def check_guest(topo, view, kasan=False):
         if nid not in view:
             continue
         want, got = nodes[nid], view[nid]
-        if got["cpus"] != want["cpus"]:
-            bad.append(f"node {nid}: {got['cpus']} CPUs, file says {want['cpus']}")
-        want_kb = node_memory(want) >> 10
+        if got["cpus"] != want.cpus:
+            bad.append(f"node {nid}: {got['cpus']} CPUs, file says {want.cpus}")
+        want_kb = want.memory >> 10
         tol = max(MEM_TOLERANCE * want_kb, MEM_TOLERANCE_KB)
         if nid == swiotlb and got["memtotal_kb"] < want_kb:
             tol += SWIOTLB_KB
@@ -412,7 +383,7 @@ def check_guest(topo, view, kasan=False):
             extra = (", less 64 MiB of SWIOTLB" if nid == swiotlb else "") + \
                 (f", less {kasan_kb >> 10} MiB of KASAN shadow and image" if kasan_kb else "")
             bad.append(f"node {nid}: MemTotal {got['memtotal_kb']} kB, file says {want_kb} kB (±5% or 40 MiB{extra})")
-        want_d = [distance(topo, nid, b) for b in sorted(nodes)]
+        want_d = [topo.distance(nid, b) for b in sorted(nodes)]
         if got["distance"] and got["distance"] != want_d:
             bad.append(f"node {nid}: distances {got['distance']}, file says {want_d}")
         elif not got["distance"]:
@@ -448,7 +419,7 @@ def main(argv):
         print("\n".join(qemu_args(topo)))
         return 0
     if cmd == "json":
-        print(json.dumps(Topology.from_parsed(topo).to_dict(), indent=1))
+        print(json.dumps(topo.to_dict(), indent=1))
         return 0
     if cmd == "check":
         if len(argv) not in (4, 5) or len(argv) == 5 and argv[4] != "--kasan":

@@ -8,8 +8,8 @@ the named ones; a named key the document did not have stays ABSENT and is
 not written (old run records lack keys added since, and several keys appear
 only sometimes: baseline_of, a check's reason and precondition).
 
-  Topology     `topology.py json FILE` (node ids and distance pairs as
-               strings, as JSON has them)
+  Topology     topology.load()'s parse (Node, Disk, Hmat inside); its
+               to_dict() is `topology.py json FILE`
   CheckSpec    one parsed #CHECK# line (scenario.py's check dicts)
   Scenario     scenario.py's parse of a scenario file
   Check        one entry of result.json "checks"
@@ -18,9 +18,9 @@ only sometimes: baseline_of, a check's reason and precondition).
                its cell.json, which adds the run's status to it; kver only
                for a version other than the default 6.1
 
-The parsers and collect.py keep building plain dicts (every front end reads
-them by key); these records are for code that wants fields and types, and
-they pin down what the documents hold.
+topology.load() returns a Topology, and the front ends read its fields;
+scenario.py and collect.py still build plain dicts, which these records
+pin down (Scenario, CheckSpec, Result).
 """
 import dataclasses
 from dataclasses import dataclass, field
@@ -91,25 +91,113 @@ def _required(cls, name):
 
 
 @dataclass
-class Topology(_Record):
+class Node:
+    cpus: int
+    mem: int                    # boot memory, bytes
+    line: int                   # its line in the topology file
+    dimm: int = 0               # hot-pluggable (pc-dimm) memory, bytes
+    initiator: Optional[int] = None  # a memory-only node's CPU node (hmat)
+
+    @property
+    def memory(self):
+        """Boot plus hot-pluggable memory, bytes."""
+        return self.mem + self.dimm
+
+    def to_dict(self):
+        d = {"cpus": self.cpus, "mem": self.mem, "line": self.line, "dimm": self.dimm}
+        if self.initiator is not None:
+            d["initiator"] = self.initiator
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(d["cpus"], d["mem"], d["line"], d.get("dimm", 0), d.get("initiator"))
+
+
+@dataclass
+class Disk:
+    size: int                   # bytes
+    fs: str                     # ext4 | xfs
+    write_bps: int              # QEMU's write throttle, bytes/s (0: none)
+    read_bps: int = 0
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**d)
+
+
+@dataclass
+class Hmat:
+    initiator: int
+    target: int
+    latency_ns: int
+    bandwidth: int              # bytes/s
+    line: int
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**d)
+
+
+@dataclass
+class Topology:
+    """A parsed topology file (topology.load()).  Node ids are ints and
+    distances are keyed by (a, b); to_dict() is the JSON form that
+    `topology.py json` prints, with ids as strings and "a-b" keys."""
     name: str
     path: str
     description: str
     memory: int                 # bytes; the nodes' mem= sum to it
-    nodes: dict                 # "0" -> {cpus, mem, line, dimm[, initiator]}
-    distances: dict             # "0-1" -> distance
+    nodes: dict                 # int -> Node
+    distances: dict             # (a, b) -> distance, as the file gives them
     default_distance: Optional[int]
-    hmat: list
-    disk: dict                  # size, fs, write_bps, read_bps
-    extra: dict = field(default_factory=dict)
+    hmat: list                  # [Hmat]
+    disk: Disk
+    smoke_skip: Optional[str] = None  # why make matrix-smoke leaves it out
+
+    def distance(self, a, b):
+        if a == b:
+            return 10
+        d = self.distances
+        return d.get((a, b)) or d.get((b, a)) or self.default_distance
+
+    def cpu_ranges(self):
+        """Each node's CPU indexes, CPUs numbered in node order."""
+        out, c = {}, 0
+        for nid in sorted(self.nodes):
+            n = self.nodes[nid].cpus
+            out[nid] = list(range(c, c + n))
+            c += n
+        return out
+
+    def total_cpus(self):
+        return sum(n.cpus for n in self.nodes.values())
+
+    def to_dict(self):
+        return {"name": self.name, "path": self.path, "description": self.description,
+                "memory": self.memory,
+                "nodes": {str(k): v.to_dict() for k, v in self.nodes.items()},
+                "distances": {f"{a}-{b}": v for (a, b), v in self.distances.items()},
+                "default_distance": self.default_distance,
+                "hmat": [h.to_dict() for h in self.hmat],
+                "disk": self.disk.to_dict(), "smoke_skip": self.smoke_skip}
 
     @classmethod
-    def from_parsed(cls, topo):
-        """From topology.load()'s dict, whose node ids are ints and whose
-        distances are keyed by (a, b): as `topology.py json` writes it."""
-        d = dict(topo)
-        d["distances"] = {f"{a}-{b}": v for (a, b), v in topo["distances"].items()}
-        return cls.from_dict(d)
+    def from_dict(cls, d):
+        def pair(k):
+            a, b = k.split("-")
+            return int(a), int(b)
+        return cls(d["name"], d["path"], d["description"], d["memory"],
+                   {int(k): Node.from_dict(v) for k, v in d["nodes"].items()},
+                   {pair(k): v for k, v in d["distances"].items()},
+                   d["default_distance"], [Hmat.from_dict(h) for h in d["hmat"]],
+                   Disk.from_dict(d["disk"]), d.get("smoke_skip"))
 
 
 @dataclass

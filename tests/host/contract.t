@@ -212,8 +212,11 @@ c = {"name": "n", "value": None, "expectation": "a > 1", "precondition": "b > 2"
 if json.dumps(records.Check.from_dict(c).to_dict()) != json.dumps(c):
     bad.append("check")
 for f in sorted(glob.glob("topologies/*")):
-    t = records.Topology.from_parsed(topology.load(f)).to_dict()
-    if records.Topology.from_dict(t).to_dict() != t or t["name"] != topology.load(f)["name"]:
+    topo = topology.load(f)
+    t = json.loads(json.dumps(topo.to_dict()))
+    back = records.Topology.from_dict(t)
+    if back != topo or back.to_dict() != t or not isinstance(topo.nodes[0], records.Node) \
+            or not isinstance(topo.disk, records.Disk):
         bad.append(f)
 for f in sorted(glob.glob("workloads/scenarios/*.sh")):
     s = scenario.load(f)
@@ -231,7 +234,7 @@ P
 # topology.py json is the Topology record's JSON
 t=$($py launch/topology.py json topologies/2node-asym)
 r=$(pyl -c 'import json, sys, topology; from dplab import records
-print(json.loads(json.dumps(records.Topology.from_parsed(topology.load(sys.argv[1])).to_dict())) == json.loads(sys.argv[2]))' topologies/2node-asym "$t")
+print(json.loads(json.dumps(topology.load(sys.argv[1]).to_dict())) == json.loads(sys.argv[2]))' topologies/2node-asym "$t")
 [ "$r" = True ] && pass records.topology_json || bad records.topology_json "$r"
 
 exit $fail
