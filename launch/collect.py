@@ -277,7 +277,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
                 metrics["guest"] = json.load(f)
         except ValueError:
             metrics["guest"] = {"error": "unreadable guest-metrics.json"}
-    tm, why = analyse_trace(out, len(topo.nodes), sc["vars"].get("TRACE_TASKS", "").split())
+    tm, why = analyse_trace(out, len(topo.nodes), sc.vars.get("TRACE_TASKS", "").split())
     if tm is not None:
         metrics["trace"] = tm
     else:
@@ -293,10 +293,10 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
 
     # workload_exit and kernel_clean lead every run's list (checks.IMPLICIT),
     # unless the scenario writes its own: a record from before.
-    checks = evaluate(implicit(sc["checks"], crashed), metrics, {"mode": mode, "kernel": kernel})
-    if data is not None and not any(c["name"] == "data_intact" for c in sc["checks"]):
+    checks = evaluate(implicit(sc.checks, crashed), metrics, {"mode": mode, "kernel": kernel})
+    if data is not None and not any(c.name == "data_intact" for c in sc.checks):
         checks.append(data_check(data))
-    if not any(c["metric"] == TOPOLOGY_CHECK["metric"] for c in sc["checks"]):
+    if not any(c.metric == TOPOLOGY_CHECK.metric for c in sc.checks):
         checks += evaluate([TOPOLOGY_CHECK], metrics)
     status = read(os.path.join(out, "guest-status"))
     if crashed:
@@ -311,9 +311,9 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     previous = run_record(out, "result.json") or {}
     res = {
         "topology": topo.name, "topology_description": topo.description,
-        "scenario": sc["name"], "claim": sc["vars"].get("CLAIM", ""),
+        "scenario": sc.name, "claim": sc.vars.get("CLAIM", ""),
         # a baseline of that scenario (same workload, tuning without the series)
-        **({"baseline_of": sc["vars"]["BASELINE_OF"]} if sc["vars"].get("BASELINE_OF") else {}),
+        **({"baseline_of": sc.vars["BASELINE_OF"]} if sc.vars.get("BASELINE_OF") else {}),
         "mode": mode, "kernel": kernel, "variant": variant,
         # run.py's --slow-motion: a disk N times slower, phases N times longer
         "slow_motion": int(slow) if slow.isdigit() else None,
@@ -386,7 +386,7 @@ def main(argv):
     # OUT keeps copies named "topology" and "scenario.sh": the names come
     # from the run's own result.json.
     topo.name = old.get("topology", topo.name)
-    sc["name"] = old.get("scenario", sc["name"])
+    sc.name = old.get("scenario", sc.name)
     res = collect(out, topo, sc, old.get("mode", "?"), old.get("kernel", "?"), old.get("variant", "lab"),
                   old.get("metrics", {}).get("wall_s"))
     print_summary(res, out, TOP)

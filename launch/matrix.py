@@ -119,7 +119,7 @@ def load_scenarios(sdir, names, topologies):
             sc = scn.load(os.path.join(sdir, n + ".sh"))
         except scn.ScenarioError as e:
             raise BadInput(str(e))
-        v = sc["vars"]
+        v = sc.vars
         # STANDALONE="why": a scenario that is one step of a sequence (the
         # second boot after a crash) cannot be a cell on its own; its lab
         # test runs the sequence.
@@ -127,7 +127,7 @@ def load_scenarios(sdir, names, topologies):
             if explicit:
                 raise BadInput(f"scenario '{n}' is not a matrix cell: {v['STANDALONE']}")
             continue
-        where = os.path.relpath(sc["path"], TOP) if sc["path"].startswith(TOP) else sc["path"]
+        where = os.path.relpath(sc.path, TOP) if sc.path.startswith(TOP) else sc.path
         topos = v.get("TOPOLOGIES", "").split() or list(topologies)
         for t in topos:
             if t not in topologies:

@@ -280,8 +280,8 @@ def check_parameters(a):
         sc = scn.load_cmd(a.cmd) if a.cmd else scn.load(scn.resolve(a.scenario, TOP))
     except scn.ScenarioError as e:
         fail2(str(e))
-    if "DISK_WRITE_BPS" in sc["vars"]:
-        topo.disk.write_bps = topology.parse_size(sc["vars"]["DISK_WRITE_BPS"])
+    if "DISK_WRITE_BPS" in sc.vars:
+        topo.disk.write_bps = topology.parse_size(sc.vars["DISK_WRITE_BPS"])
     if disk_bps is not None:
         topo.disk.write_bps = disk_bps
     # Slow motion keeps the ratio of dirtying to cleaning that a scenario's
@@ -302,7 +302,7 @@ def check_parameters(a):
     if accel.requested(a.accel) == "icount" and ncpus > 1:
         fail2(f"ACCEL=icount runs one vCPU only (QEMU's icount never brings up a second): "
               f"topology {topo.name} has {ncpus} (for a cost: 2node-1cpu, 64node-1cpu)")
-    name = cell_name(topo.name, sc["name"], a.mode, a.kernel, a.variant, a.lru)
+    name = cell_name(topo.name, sc.name, a.mode, a.kernel, a.variant, a.lru)
     out = os.path.abspath(a.out or os.path.join(TOP, "results", name))
     safe_out(out)
     return tpath, topo, sc, name, out
@@ -334,9 +334,9 @@ def main():
     # The run's record of its scenario, and what the guest sources as
     # written (its #CHECK# lines are comments there).
     with open(os.path.join(out, "scenario.sh"), "w", encoding="utf-8") as f:
-        f.write(sc["text"])
+        f.write(sc.text)
     # and of the lib files it sources: their #CHECK# lines are its checks too
-    for lib in sc.get("libs", []):
+    for lib in sc.libs:
         os.makedirs(os.path.join(out, "scenario-lib"), exist_ok=True)
         shutil.copy(scn.lib_path(lib), os.path.join(out, "scenario-lib", lib + ".sh"))
     shutil.copy(tpath, os.path.join(out, "topology"))
@@ -349,11 +349,11 @@ def main():
         disk_path = os.path.join(out, "test-disk.img")
         make_disk(disk_path, topo.disk)
     env = {
-        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc["name"], "SCENARIO_FILE": "/mnt/out/scenario.sh",
+        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc.name, "SCENARIO_FILE": "/mnt/out/scenario.sh",
         "TEST_FS": topo.disk.fs, "DEFAULT_EVENTS": DEFAULT_EVENTS,
         "PER_PAGE_EVENTS": PER_PAGE_EVENTS,
         "NODES": str(len(topo.nodes)), "TOPO": topo.name,
-        "TRACE_BUFFER_KB": str(sc["vars"].get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
+        "TRACE_BUFFER_KB": str(sc.vars.get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
         "SLOW_MOTION": str(a.slow_motion),
         # the write throttle the disk really has (scenario, --disk-write-bps,
         # --slow-motion applied): a scenario may size its writes by it
@@ -383,13 +383,13 @@ def main():
         "memhp_default_state=online" if any(n.dimm for n in topo.nodes.values()) else "",
         # Last, so a scenario's or the caller's arguments win (a bad
         # dirty_pressure= value, movable_node, ...).
-        sc["vars"].get("CMDLINE", ""), a.append,
+        sc.vars.get("CMDLINE", ""), a.append,
     ]).strip()
     qemu = qemu_command(topo, image, out, disk_path, cmdline, choice["accelerator"])
     with open(os.path.join(out, "qemu.cmd"), "w", encoding="utf-8") as f:
         f.write(" ".join(shlex.quote(x) for x in qemu) + "\n")
 
-    timeout = a.timeout or int(sc["vars"].get("TIMEOUT", "300"))
+    timeout = a.timeout or int(sc.vars.get("TIMEOUT", "300"))
     if not a.quiet:
         print(f"run: {name}: booting {len(topo.nodes)}-node guest ({ncpu} vCPUs, "
               f"{topo.memory >> 20} MiB), timeout {timeout}s", flush=True)

@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # and tests that have always found them in this module
 from dplab.checks import IMPLICIT, implicit  # noqa: E402,F401
 from dplab.contract import KERNELS, MODES  # noqa: E402
+from dplab.records import CheckSpec, Scenario  # noqa: E402
 
 OPS = ("==", "!=", "<", "<=", ">", ">=")
 SETTINGS = ("CLAIM", "TOPOLOGIES", "BENCH_TOPOLOGIES", "MODES", "EVENTS", "SYSCTL", "TIMEOUT",
@@ -115,8 +116,7 @@ def parse_check(w, where, n):
             raise ScenarioError(f"{where}: after VALUE only 'if ...', 'when METRIC OP VALUE' "
                                 "and 'xfail REASON...' may follow, in that order")
         xfail = " ".join(rest[1:])
-    return {"name": name, "metric": metric, "op": op, "value": value,
-            "xfail": xfail, "cond": cond, "when": when, "line": n}
+    return CheckSpec(name, metric, op, value, xfail, cond, when, n)
 
 
 def _check_lines(text, path, legacy):
@@ -148,15 +148,19 @@ def _lib_checks(lib, where, lib_dir=None):
     except (OSError, UnicodeDecodeError):
         raise ScenarioError(f"{where}: no readable lib file workloads/scenarios/lib/{lib}.sh")
     rel = os.path.relpath(path, TOP) if path.startswith(TOP + os.sep) else path
-    return [dict(parse_check(w, f"{rel}:{n}", n), file=rel) for n, w, _ in _check_lines(text, rel, False)]
+    out = []
+    for n, w, _ in _check_lines(text, rel, False):
+        c = parse_check(w, f"{rel}:{n}", n)
+        c.file = rel
+        out.append(c)
+    return out
 
 
 def parse(text, path, legacy=False, lib_dir=None):
-    """legacy: a run record (OUT/scenario.sh) from before #CHECK#: live
+    """A records.Scenario.  legacy: a run record (OUT/scenario.sh) from before #CHECK#: live
     `check` lines are read, and when it has any they are its whole list
     (its lib files had no check lines then)."""
-    sc = {"name": os.path.basename(path).removesuffix(".sh"), "path": path, "text": text,
-          "vars": {}, "checks": [], "libs": []}
+    sc = Scenario(os.path.basename(path).removesuffix(".sh"), path, text, {}, [])
     lines = {n: (w, live) for n, w, live in _check_lines(text, path, legacy)}
     old = any(live for w, live in lines.values())
     has_workload = False
@@ -166,47 +170,47 @@ def parse(text, path, legacy=False, lib_dir=None):
         lib = LIB.match(line)
         if re.match(r"^workload\s*\(\)", line) or lib:
             has_workload = True
-        if lib and lib.group(1) not in sc["libs"]:
-            sc["libs"].append(lib.group(1))
+        if lib and lib.group(1) not in sc.libs:
+            sc.libs.append(lib.group(1))
         new = []
         if n in lines:
             new = [parse_check(lines[n][0], where, n)]
         elif lib and not old:
             new = _lib_checks(lib.group(1), where, lib_dir)
         for c in new:
-            if any(o["name"] == c["name"] for o in sc["checks"]):
-                raise ScenarioError(f"{c.get('file', path)}:{c['line']}: check '{c['name']}' defined twice"
-                                    + (f" (also in {path})" if c.get("file") else ""))
-            sc["checks"].append(c)
+            if any(o.name == c.name for o in sc.checks):
+                raise ScenarioError(f"{c.file or path}:{c.line}: check '{c.name}' defined twice"
+                                    + (f" (also in {path})" if c.file else ""))
+            sc.checks.append(c)
         if n in lines:
             continue
         m = _SETTING.match(line)
         if m and m.group(1) in SETTINGS:
             try:
-                sc["vars"][m.group(1)] = _unquote(m.group(2))
+                sc.vars[m.group(1)] = _unquote(m.group(2))
             except ValueError as e:
                 raise ScenarioError(f"{where}: {e}")
     if not has_workload:
         raise ScenarioError(f"{path}: no workload() function")
-    bps = sc["vars"].get("DISK_WRITE_BPS")
+    bps = sc.vars.get("DISK_WRITE_BPS")
     if bps is not None and not re.fullmatch(r"\d+[KMG]?", bps):
         raise ScenarioError(f"{path}: DISK_WRITE_BPS '{bps}' must be a size like 20M")
-    q = sc["vars"].get("DISK_QUEUE")
+    q = sc.vars.get("DISK_QUEUE")
     if q is not None and not re.fullmatch(r"[1-9]\d*x[1-9]\d*[KkMm]", q):
         raise ScenarioError(f"{path}: DISK_QUEUE '{q}' must be REQUESTSxSIZE like 32x512K")
     # task names (the writers' executable names, comm) counted on their own
     # in the trace: dpanalyze --task, at most 8, 15 characters each
-    tasks = sc["vars"].get("TRACE_TASKS", "").split()
+    tasks = sc.vars.get("TRACE_TASKS", "").split()
     bad = [w for w in tasks if not re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", w)]
     if bad or len(tasks) > 8 or len(set(tasks)) != len(tasks):
         raise ScenarioError(f"{path}: TRACE_TASKS '{' '.join(tasks)}' must be up to 8 distinct "
                             "task names of 1..15 characters [A-Za-z0-9_.-]")
     # a baseline: the same workload as scenario BASELINE_OF under tuning a
     # user can choose without the series (report.py's Baselines section)
-    base = sc["vars"].get("BASELINE_OF")
-    if base is not None and (not _NAME.match(base) or base == sc["name"]):
+    base = sc.vars.get("BASELINE_OF")
+    if base is not None and (not _NAME.match(base) or base == sc.name):
         raise ScenarioError(f"{path}: BASELINE_OF '{base}' must name another scenario")
-    t = sc["vars"].get("TIMEOUT", "300")
+    t = sc.vars.get("TIMEOUT", "300")
     if not t.isdigit() or not 10 <= int(t) <= 7200:
         raise ScenarioError(f"{path}: TIMEOUT '{t}' must be 10..7200 seconds")
     return sc

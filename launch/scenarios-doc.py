@@ -74,21 +74,21 @@ def main(argv):
              "(docs/DESIGN.md, \"result.json\").", ""]
     for path in sorted(glob.glob(os.path.join(TOP, "workloads", "scenarios", "*.sh"))):
         sc = scn.load(path)
-        v = sc["vars"]
-        lines += [f"## {sc['name']}", "",
+        v = sc.vars
+        lines += [f"## {sc.name}", "",
                   f"Claim: {v.get('CLAIM', '(none)')}", "",
                   f"Topologies: {v.get('TOPOLOGIES', '(any)')}. "
                   f"File: `workloads/scenarios/{os.path.basename(path)}`.", "",
                   "| check | expectation | applies | expected failure |", "|---|---|---|---|"]
-        for c in implicit(sc["checks"]):
-            cond = f"{c['cond'][0]}={','.join(c['cond'][1])}" if c.get("cond") else "all runs"
-            if c.get("implicit"):
+        for c in implicit(sc.checks):
+            cond = f"{c.cond[0]}={','.join(c.cond[1])}" if c.cond else "all runs"
+            if c.implicit:
                 cond += " (implicit)"
-            if c.get("when"):
-                cond += ", when " + " and ".join(f"`{m} {op} {v:g}`" for m, op, v in c["when"])
-            lines.append(f"| {c['name']} | `{c['metric']} {c['op']} {c['value']:g}` | {cond} | "
-                         f"{c['xfail'] or ''} |")
-        cells = res.get(sc["name"], {})
+            if c.when:
+                cond += ", when " + " and ".join(f"`{m} {op} {v:g}`" for m, op, v in c.when)
+            lines.append(f"| {c.name} | `{c.metric} {c.op} {c.value:g}` | {cond} | "
+                         f"{c.xfail or ''} |")
+        cells = res.get(sc.name, {})
         lines += ["", "Last results:", ""]
         if cells:
             lines += ["| topology | mode | kernel | verdict | results |", "|---|---|---|---|---|"]

@@ -21,23 +21,23 @@ check's test line (tests/run's, matrix.ktap's) is PASS, XFAIL, SKIP or FAIL.
       one test line per check of a run (tests/result-lines.sh); exit 0 when
       the run passed, 1 when not, 2 when RESULT_JSON is unreadable
 """
+import dataclasses
 import json
 import sys
+
+from dplab.records import CheckSpec
 
 # ---- the checks every run gets without its scenario writing them ------------
 # Added by collect.py unless the scenario writes a check of that name (run
 # records from before they were implicit do), first in a run's list in this
 # order; workload_exit not for a run that crashed as its scenario asked (the
 # workload never returns).
-IMPLICIT = ({"name": "workload_exit", "metric": "workload.exit", "op": "==", "value": 0.0,
-             "xfail": None, "cond": None, "when": [], "implicit": True},
-            {"name": "kernel_clean", "metric": "console.problems", "op": "==", "value": 0.0,
-             "xfail": None, "cond": None, "when": [], "implicit": True})
+IMPLICIT = (CheckSpec("workload_exit", "workload.exit", "==", 0.0, implicit=True),
+            CheckSpec("kernel_clean", "console.problems", "==", 0.0, implicit=True))
 # Every run checks the guest's view of its topology, not just smoke: a
 # scenario's numbers mean nothing on the wrong NUMA layout.  Added after the
 # scenario's own checks unless one of them is on topology.mismatches.
-TOPOLOGY_CHECK = {"name": "topology_matches", "metric": "topology.mismatches", "op": "==",
-                  "value": 0, "xfail": None}
+TOPOLOGY_CHECK = CheckSpec("topology_matches", "topology.mismatches", "==", 0)
 
 
 def implicit(checks, crashed=False):
@@ -45,12 +45,12 @@ def implicit(checks, crashed=False):
     then the scenario's.  A scenario whose list opens with its own check on
     topology.mismatches (smoke, CMD=) keeps it ahead of kernel_clean, where
     it has always been."""
-    names = {c["name"] for c in checks}
-    head = [dict(c) for c in IMPLICIT[:1] if c["name"] not in names and not crashed]
+    names = {c.name for c in checks}
+    head = [dataclasses.replace(c) for c in IMPLICIT[:1] if c.name not in names and not crashed]
     rest = list(checks)
-    while rest and rest[0]["metric"] == "topology.mismatches":
+    while rest and rest[0].metric == "topology.mismatches":
         head.append(rest.pop(0))
-    head += [dict(c) for c in IMPLICIT[1:] if c["name"] not in names]
+    head += [dataclasses.replace(c) for c in IMPLICIT[1:] if c.name not in names]
     return head + rest
 
 
@@ -76,7 +76,7 @@ def compare(v, op, want):
 
 
 def applies(check, run):
-    cond = check.get("cond")
+    cond = check.cond
     return not cond or run.get(cond[0]) in cond[1]
 
 
@@ -118,16 +118,16 @@ def unmet_precondition(when, metrics):
 
 
 def evaluate(checks, metrics, run=None):
-    """result.json's entries for those of checks that apply to run ({"mode":
-    ..., "kernel": ...}), in their order."""
+    """result.json's entries (dicts) for those of checks (CheckSpecs) that
+    apply to run ({"mode": ..., "kernel": ...}), in their order."""
     res = []
     for c in checks:
         if not applies(c, run or {}):
             continue
-        v = lookup(metrics, c["metric"])
-        expect = f"{c['metric']} {c['op']} {num(c['value'])}"
-        r = {"name": c["name"], "value": v, "expectation": expect}
-        when = c.get("when") or []
+        v = lookup(metrics, c.metric)
+        expect = f"{c.metric} {c.op} {num(c.value)}"
+        r = {"name": c.name, "value": v, "expectation": expect}
+        when = c.when
         if when:
             # A claim the run could only judge under a precondition on what
             # it measured (the writers outran the disk, reclaim met dirty
@@ -143,14 +143,14 @@ def evaluate(checks, metrics, run=None):
             # Without a precondition, or with one that held, a missing
             # metric is a failure of the lab, xfail mark or not.
             r.update(passed=False, status="unmeasurable",
-                     reason=f"metric {c['metric']} not in this run" + analyser_why(metrics, c["metric"]) +
+                     reason=f"metric {c.metric} not in this run" + analyser_why(metrics, c.metric) +
                             (f" (precondition {r['precondition']} met)" if when else ""))
         else:
-            ok = compare(v, c["op"], c["value"])
+            ok = compare(v, c.op, c.value)
             r["passed"] = ok
-            if c["xfail"]:
+            if c.xfail:
                 r["status"] = "xpass" if ok else "xfail"
-                r["reason"] = c["xfail"]
+                r["reason"] = c.xfail
             else:
                 r["status"] = "pass" if ok else "fail"
         res.append(r)

@@ -1,26 +1,29 @@
 """Typed records of the run contract.
 
-Each is a dataclass over one JSON document (or one entry of it) as the lab
-writes it today; from_dict() reads it and to_dict() gives it back key for
-key, in the same order, so a record read and written again is the same
-JSON.  A key a record does not name is kept in `extra` and written after
-the named ones; a named key the document did not have stays ABSENT and is
-not written (old run records lack keys added since, and several keys appear
-only sometimes: baseline_of, a check's reason and precondition).
+The inputs of a run, as the parsers return them: Topology (topology.load(),
+with Node, Disk and Hmat inside), Scenario and CheckSpec (scenario.load()).
+The front ends read their fields; to_dict() and from_dict() give their JSON
+form and read it back.
+
+The documents a run writes (result.json, cell.json) are built as dicts and
+read back as Result, Check and Cell: each a dataclass over one document (or
+one entry of it) whose from_dict() and to_dict() give it back key for key,
+in the same order.  A key such a record does not name is kept in `extra` and
+written after the named ones; a named key the document did not have stays
+ABSENT and is not written (old run records lack keys added since, and
+several keys appear only sometimes: baseline_of, a check's reason and
+precondition).
 
   Topology     topology.load()'s parse (Node, Disk, Hmat inside); its
                to_dict() is `topology.py json FILE`
-  CheckSpec    one parsed #CHECK# line (scenario.py's check dicts)
-  Scenario     scenario.py's parse of a scenario file
+  CheckSpec    one parsed #CHECK# line
+  Scenario     scenario.py's parse of a scenario file (CheckSpecs inside)
   Check        one entry of result.json "checks"
   Result       result.json
   Cell         a matrix cell (matrix.py --list --format json's rows) and
                its cell.json, which adds the run's status to it; kver only
                for a version other than the default 6.1
 
-topology.load() returns a Topology, and the front ends read its fields;
-scenario.py and collect.py still build plain dicts, which these records
-pin down (Scenario, CheckSpec, Result).
 """
 import dataclasses
 from dataclasses import dataclass, field
@@ -201,30 +204,55 @@ class Topology:
 
 
 @dataclass
-class CheckSpec(_Record):
+class CheckSpec:
+    """One parsed #CHECK# line (or one of checks.IMPLICIT's)."""
     name: str
     metric: str                 # dotted path into result.json "metrics"
     op: str                     # == != < <= > >=
     value: float
     xfail: Optional[str] = None  # the kernel reason the claim is false on 6.1
-    cond: Any = None            # ("mode"|"kernel", [values]) of `if`, or None
+    cond: Optional[tuple] = None  # ("mode"|"kernel", [values]) of `if`
     when: list = field(default_factory=list)   # [(metric, op, value)] preconditions
-    line: Any = ABSENT          # line number in its file
-    file: Any = ABSENT          # the lib file it came from
-    implicit: Any = ABSENT      # True for checks.IMPLICIT's
-    extra: dict = field(default_factory=dict)
+    line: Optional[int] = None  # line number in its file
+    file: Optional[str] = None  # the lib file it came from (else the scenario)
+    implicit: bool = False      # one of checks.IMPLICIT
+
+    def to_dict(self):
+        d = {"name": self.name, "metric": self.metric, "op": self.op, "value": self.value,
+             "xfail": self.xfail, "cond": self.cond, "when": self.when}
+        for k in ("line", "file"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        if self.implicit:
+            d["implicit"] = True
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        cond = d.get("cond")
+        return cls(d["name"], d["metric"], d["op"], d["value"], d.get("xfail"),
+                   tuple(cond) if cond else None, [tuple(w) for w in d.get("when", [])],
+                   d.get("line"), d.get("file"), d.get("implicit", False))
 
 
 @dataclass
-class Scenario(_Record):
+class Scenario:
+    """scenario.py's parse of a scenario file."""
     name: str
     path: str
     text: str
     vars: dict                  # the settings (CLAIM=, TOPOLOGIES=, ...)
-    checks: list                # [CheckSpec]
-    libs: list = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
-    NESTED = {"checks": CheckSpec}
+    checks: list                # [CheckSpec], in file order (lib checks in place)
+    libs: list = field(default_factory=list)   # lib files it sources, by name
+
+    def to_dict(self):
+        return {"name": self.name, "path": self.path, "text": self.text, "vars": self.vars,
+                "checks": [c.to_dict() for c in self.checks], "libs": self.libs}
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(d["name"], d["path"], d["text"], d["vars"],
+                   [CheckSpec.from_dict(c) for c in d["checks"]], d.get("libs", []))
 
 
 @dataclass

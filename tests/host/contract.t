@@ -25,7 +25,7 @@ sc = scenario.parse("""workload() { :; }
 #CHECK# um missing.metric == 0
 #CHECK# sk x == 1 when y > 20
 """, "t.sh")
-res = checks.evaluate(sc["checks"], {"x": 1, "y": 0})
+res = checks.evaluate(sc.checks, {"x": 1, "y": 0})
 doc = {"checks": res, "pass": not any(checks.unexpected(c) for c in res)}
 json.dump(doc, open(sys.argv[1], "w"), indent=1)
 print(" ".join(f"{c['name']}={c['status']}{'/skip' if checks.skipped(c) else ''}" for c in res))
@@ -220,7 +220,8 @@ for f in sorted(glob.glob("topologies/*")):
         bad.append(f)
 for f in sorted(glob.glob("workloads/scenarios/*.sh")):
     s = scenario.load(f)
-    if records.Scenario.from_dict(s).to_dict() != s:
+    d = json.loads(json.dumps(s.to_dict()))
+    if records.Scenario.from_dict(d) != s or not all(isinstance(c, records.CheckSpec) for c in s.checks):
         bad.append(f)
 try:
     records.Check.from_dict({"name": "x"})

@@ -141,15 +141,16 @@ done
 out=$($py - <<'PY'
 import sys; sys.path.insert(0, "launch")
 import collect
-checks = [dict(name="a", metric="x.y", op=">=", value=3, xfail=None),
-          dict(name="b", metric="x.y", op="<", value=3, xfail=None),
-          dict(name="c", metric="x.y", op="<", value=3, xfail="claim false on 6.1"),
-          dict(name="d", metric="x.y", op=">", value=3, xfail="stale"),
-          dict(name="e", metric="x.z", op="==", value=0, xfail=None),
-          dict(name="g", metric="x.z", op="==", value=0, xfail="not measurable under TCG")]
+from dplab.records import CheckSpec
+checks = [CheckSpec(name="a", metric="x.y", op=">=", value=3, xfail=None),
+          CheckSpec(name="b", metric="x.y", op="<", value=3, xfail=None),
+          CheckSpec(name="c", metric="x.y", op="<", value=3, xfail="claim false on 6.1"),
+          CheckSpec(name="d", metric="x.y", op=">", value=3, xfail="stale"),
+          CheckSpec(name="e", metric="x.z", op="==", value=0, xfail=None),
+          CheckSpec(name="g", metric="x.z", op="==", value=0, xfail="not measurable under TCG")]
 r = collect.evaluate(checks, {"x": {"y": 5}})
 print(" ".join(c["status"] for c in r), sum(collect.unexpected(c) for c in r), end=" ")
-cond = [dict(name="f", metric="x.y", op="==", value=5, xfail=None, cond=("mode", ["node"]))]
+cond = [CheckSpec(name="f", metric="x.y", op="==", value=5, xfail=None, cond=("mode", ["node"]))]
 print(len(collect.evaluate(cond, {"x": {"y": 5}}, {"mode": "off"})),
       len(collect.evaluate(cond, {"x": {"y": 5}}, {"mode": "node"})))
 PY
@@ -172,13 +173,13 @@ out=$($py - "$tmp/when.sh" <<'PY'
 import json, sys; sys.path.insert(0, "launch")
 import collect, scenario
 sc = scenario.load(sys.argv[1])
-print(json.dumps([(c["name"], c["when"], c["cond"], c["xfail"]) for c in sc["checks"]]))
+print(json.dumps([(c.name, c.when, c.cond, c.xfail) for c in sc.checks]))
 run = {"mode": "node", "kernel": "patched"}
 for label, m in (("met", {"x": {"y": 5}, "w": {"bw": 125829120, "calls": 300}}),
                  ("unmet", {"x": {"y": 5}, "w": {"bw": 31457280, "calls": 300}}),
                  ("second", {"x": {"y": 5}, "w": {"bw": 125829120, "calls": 0}}),
                  ("absent", {"x": {"y": 5}, "trace": {}})):
-    r = collect.evaluate(sc["checks"], m, run)
+    r = collect.evaluate(sc.checks, m, run)
     print(label, " ".join(f"{c['name']}={c['status']}/{int(collect.unexpected(c))}/{int(collect.skipped(c))}"
                           for c in r))
     for c in r:
@@ -211,7 +212,8 @@ absent a=unmeasurable/0/1 b=unmeasurable/0/1 c=unmeasurable/0/1 d=unmeasurable/0
 # A trace metric the analyser named unmeasurable: its reason is quoted.
 out=$($py -c '
 import sys; sys.path.insert(0, "launch"); import collect
-c = dict(name="a", metric="trace.bandwidth.estimate_to_device", op=">=", value=0.9, xfail=None,
+from dplab.records import CheckSpec
+c = CheckSpec(name="a", metric="trace.bandwidth.estimate_to_device", op=">=", value=0.9, xfail=None,
          when=[("trace.balance_dirty_pages.calls", ">", 20)])
 r = collect.evaluate([c], {"trace": {"unmeasurable": {"balance_dirty_pages": "no balance_dirty_pages events"}}})[0]
 print(r["status"], collect.unexpected(r), r["reason"])')
@@ -223,10 +225,11 @@ print(r["status"], collect.unexpected(r), r["reason"])')
 # quotes the analyser's reason, as a precondition does.
 out=$($py -c '
 import sys; sys.path.insert(0, "launch"); import collect
+from dplab.records import CheckSpec
 m = {"n": None, "o": {"a": 1}, "s": "7", "t": True, "f": False, "x": 3,
      "trace": {"unmeasurable": {"bandwidth": "under 1 s of estimates"}}}
 def one(metric, op, value):
-    c = dict(name="c", metric=metric, op=op, value=value, xfail=None)
+    c = CheckSpec(name="c", metric=metric, op=op, value=value, xfail=None)
     return collect.evaluate([c], m)[0]
 print(" ".join(one(k, "==", 1)["status"] for k in ("n", "o", "s", "t", "f")))
 print(" ".join(one("x", op, 3)["status"] + "/" + one("x", op, 4)["status"]
@@ -256,12 +259,12 @@ m = {"workload": {"exit": 0}, "console": {"problems": 0},
      "trace": {"balance_dirty_pages": {"calls": 40}, "counts": {"writeback_written": 900},
                "bandwidth": {"avg_write_bw_final_kBps": 64000.0, "samples": 3},
                "unmeasurable": {"bandwidth.device_write_kBps": "under 1 s of estimates with global_dirty_state.nr_written before them"}}}
-r = collect.evaluate(sc["checks"], m, {"mode": "global", "kernel": "patched"})
+r = collect.evaluate(sc.checks, m, {"mode": "global", "kernel": "patched"})
 print(sorted(c["name"] for c in r if collect.unexpected(c)),
       sorted(c["name"] for c in r if collect.skipped(c)))
 m["trace"]["bandwidth"].update(device_write_kBps=250000.0, device_span_s=12.0)
 m["disk"]["device_to_throttle"] = 1.22
-r = collect.evaluate(sc["checks"], m, {"mode": "global", "kernel": "patched"})
+r = collect.evaluate(sc.checks, m, {"mode": "global", "kernel": "patched"})
 print([(c["name"], c["status"]) for c in r if c["name"] == "disk_throttle_holds"])
 PY
 )
@@ -283,7 +286,7 @@ m = {"workload": {"exit": 0}, "console": {"problems": 0},
                "balance_dirty_pages": {"task": {"squeezed": {"calls": 1094, "pauses": 37},
                                                 "elsewhere": {"calls": 0, "pauses": 0}}}}}
 def bad(mm, mode):
-    r = collect.evaluate(sc["checks"], mm, {"mode": mode, "kernel": "patched"})
+    r = collect.evaluate(sc.checks, mm, {"mode": mode, "kernel": "patched"})
     return sorted(c["name"] for c in r if collect.unexpected(c))
 print(bad(m, "node"))
 e = copy.deepcopy(m); e["trace"]["balance_dirty_pages"]["task"]["elsewhere"].update(calls=12, pauses=3)
@@ -292,7 +295,7 @@ q = copy.deepcopy(m); q["trace"]["balance_dirty_pages"]["task"]["squeezed"].upda
 print(bad(q, "node"))
 g = copy.deepcopy(e); g["trace"]["pressure"]["node0"]["fast_down"] = 6
 print(bad(g, "global"))
-print(sc["vars"]["TRACE_TASKS"])
+print(sc.vars["TRACE_TASKS"])
 PY
 )
 want="[]
@@ -317,14 +320,14 @@ done
 # The run's verdict: a skipped check does not fail it, a failed one does.
 out=$($py -c '
 import sys; sys.path.insert(0, "launch"); import collect, report
+from dplab.records import CheckSpec
 w = [("m.bw", ">=", 100)]
-cs = [dict(name="p", metric="m.y", op="==", value=1, xfail=None),
-      dict(name="s", metric="m.y", op="==", value=1, xfail=None, when=w)]
+cs = [CheckSpec("p", "m.y", "==", 1), CheckSpec("s", "m.y", "==", 1, when=w)]
 for bw in (10, 200):
     r = collect.evaluate(cs, {"m": {"y": 1, "bw": bw}})
     res = {"checks": r, "pass": not any(collect.unexpected(c) for c in r)}
     print(res["pass"], report.verdict_of(res), report.failing_names(res), [report.fmt_check(c) for c in r if c["status"] != "pass"])
-cs[1]["value"] = 2
+cs[1].value = 2
 r = collect.evaluate(cs, {"m": {"y": 1, "bw": 200}})
 res = {"checks": r, "pass": not any(collect.unexpected(c) for c in r)}
 print(res["pass"], report.verdict_of(res), report.failing_names(res))')
@@ -526,15 +529,15 @@ sc_case live-check-bare ":2: write check lines as '#CHECK# ...' (inert shell)" "
 out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
 for n in ("slowup", "slowup-fast"):
     sc = scenario.load("workloads/scenarios/%s.sh" % n)
-    print(n, " ".join(c["name"] + ("@lib" if c.get("file") == "workloads/scenarios/lib/slowup.sh" else "")
-                      for c in sc["checks"]))')
+    print(n, " ".join(c.name + ("@lib" if c.file == "workloads/scenarios/lib/slowup.sh" else "")
+                      for c in sc.checks))')
 want="slowup pressure_was_lowered@lib recovery_ratio_low@lib recovery_ratio_high@lib no_kswapd_runs_while_idle@lib slow_up_traced@lib
 slowup-fast pressure_was_lowered@lib recovery_ratio_low@lib recovery_ratio_high@lib no_kswapd_runs_while_idle@lib slow_up_traced@lib"
 [ "$out" = "$want" ] && pass scenario_lib_checks || bad scenario_lib_checks "$(tr '\n' '|' <<<"$out")"
 lib='. "$LAB/workloads/scenarios/lib/slowup.sh"'
 out=$(printf '#CHECK# first a.b == 1\n%s\n#CHECK# last a.b == 1\n' "$lib" >"$bt/lib-order.sh"
 	$py -c 'import sys; sys.path.insert(0, "launch"); import scenario
-print(" ".join(c["name"] for c in scenario.load(sys.argv[1])["checks"]))' "$bt/lib-order.sh")
+print(" ".join(c.name for c in scenario.load(sys.argv[1]).checks))' "$bt/lib-order.sh")
 [ "$out" = "first pressure_was_lowered recovery_ratio_low recovery_ratio_high no_kswapd_runs_while_idle slow_up_traced last" ] \
 	&& pass scenario_lib_checks_in_place || bad scenario_lib_checks_in_place "$out"
 ln=$(grep -n '^#CHECK# slow_up_traced' workloads/scenarios/lib/slowup.sh | cut -d: -f1)
@@ -551,16 +554,17 @@ sc_case lib-missing ":1: no readable lib file workloads/scenarios/lib/nosuch.sh"
 # crash; a scenario's leading topology check (smoke's, CMD's) keeps its place
 # between them.
 out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario as s
-def names(cs): return " ".join(c["name"] for c in cs)
-x = [dict(name="x", metric="a.b", op="==", value=1.0, xfail=None, cond=None, when=[])]
-t = [dict(x[0], name="topology_matches", metric="topology.mismatches")]
+from dplab.records import CheckSpec
+def names(cs): return " ".join(c.name for c in cs)
+x = [CheckSpec("x", "a.b", "==", 1.0)]
+t = [CheckSpec("topology_matches", "topology.mismatches", "==", 1.0)]
 print(names(s.implicit(x)))
 print(names(s.implicit(x, crashed=True)))
 print(names(s.implicit(t + x)))
-print(names(s.implicit(x + [dict(x[0], name="kernel_clean", metric="console.problems", op="<=", value=2.0)])))
-print(names(s.implicit(s.load_cmd("true")["checks"])))
-print(names(s.implicit(s.load("workloads/scenarios/smoke.sh")["checks"])))
-print(s.load("workloads/scenarios/smoke.sh")["checks"][0]["name"], len(s.IMPLICIT))')
+print(names(s.implicit(x + [CheckSpec("kernel_clean", "console.problems", "<=", 2.0)])))
+print(names(s.implicit(s.load_cmd("true").checks)))
+print(names(s.implicit(s.load("workloads/scenarios/smoke.sh").checks)))
+print(s.load("workloads/scenarios/smoke.sh").checks[0].name, len(s.IMPLICIT))')
 want="workload_exit kernel_clean x
 kernel_clean x
 workload_exit topology_matches kernel_clean x
@@ -586,7 +590,7 @@ a=$(want_checks | jq -cS .) b=$(jq -cS '.checks' "$bt/legacy/result.json")
 # scenario to run, the same text is refused
 printf '%s\ncheck workload_exit workload.exit == 0\ncheck slow_up_traced trace.pressure.node0.slow_up > 0\n' "$lib" >"$bt/old-slowup.sh"
 out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
-print(" ".join(c["name"] for c in scenario.load(sys.argv[1], legacy=True)["checks"]))
+print(" ".join(c.name for c in scenario.load(sys.argv[1], legacy=True).checks))
 try:
     scenario.load(sys.argv[1])
 except scenario.ScenarioError as e:
@@ -601,9 +605,9 @@ printf '%s\nworkload() { :; }\n' "$lib" >"$bt/rec/scenario.sh"
 printf '#CHECK# kept_from_the_run a.b == 1\n' >"$bt/rec/scenario-lib/slowup.sh"
 out=$($py -c 'import sys; sys.path.insert(0, "launch"); import scenario
 d = sys.argv[1]
-print(" ".join(c["name"] for c in scenario.load(d + "/scenario.sh", legacy=True, lib_dir=d + "/scenario-lib")["checks"]))
-print(" ".join(c["name"] for c in scenario.load(d + "/scenario.sh", legacy=True, lib_dir=d + "/none")["checks"]))
-print(scenario.load(d + "/scenario.sh")["libs"])' "$bt/rec")
+print(" ".join(c.name for c in scenario.load(d + "/scenario.sh", legacy=True, lib_dir=d + "/scenario-lib").checks))
+print(" ".join(c.name for c in scenario.load(d + "/scenario.sh", legacy=True, lib_dir=d + "/none").checks))
+print(scenario.load(d + "/scenario.sh").libs)' "$bt/rec")
 [ "$out" = "kept_from_the_run
 pressure_was_lowered recovery_ratio_low recovery_ratio_high no_kswapd_runs_while_idle slow_up_traced
 ['slowup']" ] && grep -q 'lib_dir=os.path.join(out, "scenario-lib")' launch/collect.py \

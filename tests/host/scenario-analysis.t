@@ -123,7 +123,7 @@ dev, est = float(sys.argv[1]), float(sys.argv[2])
 m = {"disk": {"estimate_to_throttle": 1.0287, "device_to_throttle": dev},
      "trace": {"balance_dirty_pages": {"calls": 1659}, "counts": {"writeback_written": 65},
                "bandwidth": {"device_span_s": 39.4, "estimate_to_device": est, "converge_time_s": 8.0}}}
-r = collect.evaluate([c for c in sc["checks"] if c["name"].startswith("estimate_near_device")], m,
+r = collect.evaluate([c for c in sc.checks if c.name.startswith("estimate_near_device")], m,
                      {"mode": "off", "kernel": "patched"})
 print(" ".join(f"{c['name']}={c['status']}" for c in r))
 PY
