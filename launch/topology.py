@@ -112,11 +112,7 @@ def load(path):
     except UnicodeDecodeError as e:
         raise TopologyError(f"{path}: not UTF-8 text at byte {e.start}")
     topo = Topology(os.path.basename(path), path, "", None, {}, {}, None, [], None)
-    lineof = {}
-
-    def err(n, msg):
-        return TopologyError(f"{path}:{n}: {msg}")
-
+    lineof = {}     # "memory" and each distance pair -> its line
     for n, raw in enumerate(lines, 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -125,86 +121,114 @@ def load(path):
         try:
             if key not in KEYS:
                 raise ValueError(f"unknown key '{key}' (known: {', '.join(KEYS)})")
-            if key == "description":
-                topo.description = " ".join(words)
-            elif key == "smoke":
-                # "smoke skip WHY": make matrix-smoke (and so make test) leaves
-                # the topology out, said aloud; make matrix still runs it
-                if len(words) < 2 or words[0] != "skip":
-                    raise ValueError("smoke takes 'skip' and a reason")
-                topo.smoke_skip = " ".join(words[1:])
-            elif key == "memory":
-                if len(words) != 1:
-                    raise ValueError("memory takes one size")
-                topo.memory = parse_size(words[0])
-                lineof["memory"] = n
-            elif key == "node":
-                if not words:
-                    raise ValueError("node needs an id")
-                nid = parse_int(words[0], "node id", 0, MAX_NODES - 1)
-                if nid in topo.nodes:
-                    raise ValueError(f"node {nid} defined twice")
-                a = parse_attrs(words[1:], NODE_ATTRS, "node")
-                if "cpus" not in a or "mem" not in a:
-                    raise ValueError(f"node {nid} needs cpus= and mem=")
-                node = Node(parse_int(a["cpus"], "cpus", 0, MAX_CPUS), parse_size(a["mem"]), n)
-                if node.mem % (1 << 20):
-                    raise ValueError(f"node {nid} mem must be a whole number of MiB")
-                node.dimm = parse_size(a["dimm"]) if "dimm" in a else 0
-                if "dimm" in a and (node.dimm == 0 or node.dimm % MEMORY_BLOCK):
-                    raise ValueError(f"node {nid} dimm must be a whole number of "
-                                     f"{MEMORY_BLOCK >> 20}M memory blocks")
-                if "initiator" in a:
-                    node.initiator = parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1)
-                if node.cpus == 0 and node.memory == 0:
-                    raise ValueError(f"node {nid} has neither CPUs nor memory")
-                topo.nodes[nid] = node
-            elif key == "distance":
-                if len(words) == 2 and words[0] == "default":
-                    topo.default_distance = parse_int(words[1], "distance", 11, 254)
-                    continue
-                if len(words) != 3:
-                    raise ValueError("distance takes: SRC DST VALUE (or: default VALUE)")
-                a = parse_int(words[0], "node id", 0, MAX_NODES - 1)
-                b = parse_int(words[1], "node id", 0, MAX_NODES - 1)
-                if a == b:
-                    raise ValueError("a node's distance to itself is always 10")
-                v = parse_int(words[2], "distance", 11, 254)
-                if (a, b) in topo.distances:
-                    raise ValueError(f"distance {a} {b} given twice")
-                topo.distances[(a, b)] = v
-                lineof[(a, b)] = n
-            elif key == "hmat":
-                a = parse_attrs(words, HMAT_ATTRS, "hmat")
-                for k in HMAT_ATTRS:
-                    if k not in a:
-                        raise ValueError(f"hmat needs {k}=")
-                topo.hmat.append(Hmat(
-                    parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1),
-                    parse_int(a["target"], "target", 0, MAX_NODES - 1),
-                    parse_int(a["latency"], "latency", 1, 1 << 20),
-                    parse_size(a["bandwidth"]), n))
-            elif key == "disk":
-                if topo.disk:
-                    raise ValueError("disk given twice")
-                a = parse_attrs(words, DISK_ATTRS, "disk")
-                for k in ("size", "fs", "write_bps"):
-                    if k not in a:
-                        raise ValueError(f"disk needs {k}=")
-                if a["fs"] not in FILESYSTEMS:
-                    raise ValueError(f"disk fs '{a['fs']}' unknown (known: {', '.join(FILESYSTEMS)})")
-                d = Disk(parse_size(a["size"]), a["fs"], parse_size(a["write_bps"]),
-                         parse_size(a["read_bps"]) if "read_bps" in a else 0)
-                if d.size < (512 << 20):
-                    raise ValueError("disk size must be at least 512M")
-                if d.write_bps and d.write_bps < (2 << 20):
-                    raise ValueError("disk write_bps under 2M makes guests time out (QEMU warns)")
-                topo.disk = d
+            _LINE_PARSERS[key](topo, words, n, lineof)
         except ValueError as e:
-            raise err(n, str(e))
+            raise TopologyError(f"{path}:{n}: {e}")
+    _check_whole(topo, lineof, len(lines))
+    return topo
 
-    # Whole-file rules.
-    end = len(lines)
+
+# ---- one line of each key: (topo, words after the key, line number, lineof) --
+
+def _description(topo, words, n, lineof):
+    topo.description = " ".join(words)
+
+
+def _smoke(topo, words, n, lineof):
+    # "smoke skip WHY": make matrix-smoke (and so make test) leaves the
+    # topology out, said aloud; make matrix still runs it
+    if len(words) < 2 or words[0] != "skip":
+        raise ValueError("smoke takes 'skip' and a reason")
+    topo.smoke_skip = " ".join(words[1:])
+
+
+def _memory(topo, words, n, lineof):
+    if len(words) != 1:
+        raise ValueError("memory takes one size")
+    topo.memory = parse_size(words[0])
+    lineof["memory"] = n
+
+
+def _node(topo, words, n, lineof):
+    if not words:
+        raise ValueError("node needs an id")
+    nid = parse_int(words[0], "node id", 0, MAX_NODES - 1)
+    if nid in topo.nodes:
+        raise ValueError(f"node {nid} defined twice")
+    a = parse_attrs(words[1:], NODE_ATTRS, "node")
+    if "cpus" not in a or "mem" not in a:
+        raise ValueError(f"node {nid} needs cpus= and mem=")
+    node = Node(parse_int(a["cpus"], "cpus", 0, MAX_CPUS), parse_size(a["mem"]), n)
+    if node.mem % (1 << 20):
+        raise ValueError(f"node {nid} mem must be a whole number of MiB")
+    node.dimm = parse_size(a["dimm"]) if "dimm" in a else 0
+    if "dimm" in a and (node.dimm == 0 or node.dimm % MEMORY_BLOCK):
+        raise ValueError(f"node {nid} dimm must be a whole number of "
+                         f"{MEMORY_BLOCK >> 20}M memory blocks")
+    if "initiator" in a:
+        node.initiator = parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1)
+    if node.cpus == 0 and node.memory == 0:
+        raise ValueError(f"node {nid} has neither CPUs nor memory")
+    topo.nodes[nid] = node
+
+
+def _distance(topo, words, n, lineof):
+    if len(words) == 2 and words[0] == "default":
+        topo.default_distance = parse_int(words[1], "distance", 11, 254)
+        return
+    if len(words) != 3:
+        raise ValueError("distance takes: SRC DST VALUE (or: default VALUE)")
+    a = parse_int(words[0], "node id", 0, MAX_NODES - 1)
+    b = parse_int(words[1], "node id", 0, MAX_NODES - 1)
+    if a == b:
+        raise ValueError("a node's distance to itself is always 10")
+    v = parse_int(words[2], "distance", 11, 254)
+    if (a, b) in topo.distances:
+        raise ValueError(f"distance {a} {b} given twice")
+    topo.distances[(a, b)] = v
+    lineof[(a, b)] = n
+
+
+def _hmat(topo, words, n, lineof):
+    a = parse_attrs(words, HMAT_ATTRS, "hmat")
+    for k in HMAT_ATTRS:
+        if k not in a:
+            raise ValueError(f"hmat needs {k}=")
+    topo.hmat.append(Hmat(
+        parse_int(a["initiator"], "initiator", 0, MAX_NODES - 1),
+        parse_int(a["target"], "target", 0, MAX_NODES - 1),
+        parse_int(a["latency"], "latency", 1, 1 << 20),
+        parse_size(a["bandwidth"]), n))
+
+
+def _disk(topo, words, n, lineof):
+    if topo.disk:
+        raise ValueError("disk given twice")
+    a = parse_attrs(words, DISK_ATTRS, "disk")
+    for k in ("size", "fs", "write_bps"):
+        if k not in a:
+            raise ValueError(f"disk needs {k}=")
+    if a["fs"] not in FILESYSTEMS:
+        raise ValueError(f"disk fs '{a['fs']}' unknown (known: {', '.join(FILESYSTEMS)})")
+    d = Disk(parse_size(a["size"]), a["fs"], parse_size(a["write_bps"]),
+             parse_size(a["read_bps"]) if "read_bps" in a else 0)
+    if d.size < (512 << 20):
+        raise ValueError("disk size must be at least 512M")
+    if d.write_bps and d.write_bps < (2 << 20):
+        raise ValueError("disk write_bps under 2M makes guests time out (QEMU warns)")
+    topo.disk = d
+
+
+_LINE_PARSERS = {"description": _description, "memory": _memory, "node": _node,
+                 "distance": _distance, "hmat": _hmat, "disk": _disk, "smoke": _smoke}
+
+
+def _check_whole(topo, lineof, end):
+    """The rules across lines; a rule with no line of its own names the
+    file's last line (end)."""
+    def err(n, msg):
+        return TopologyError(f"{topo.path}:{n}: {msg}")
+
     nodes = topo.nodes
     if not nodes:
         raise err(end, "no node lines")
@@ -256,7 +280,6 @@ def load(path):
         for nid, nd in nodes.items():
             if nd.cpus == 0 and nd.initiator is None:
                 raise err(nd.line, f"with hmat lines, memory-only node {nid} needs initiator=")
-    return topo
 
 
 def qemu_args(topo):
