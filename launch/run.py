@@ -308,6 +308,91 @@ def check_parameters(a):
     return tpath, topo, sc, name, out
 
 
+def record_inputs(out, a, sc, tpath, build):
+    """A fresh OUT holding what the run's verdict depends on: the scenario
+    and its lib files, the topology, the kernel's files and the lab commit."""
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    # The run's record of its scenario, and what the guest sources as
+    # written (its #CHECK# lines are comments there).
+    with open(os.path.join(out, "scenario.sh"), "w", encoding="utf-8") as f:
+        f.write(sc.text)
+    # and of the lib files it sources: their #CHECK# lines are its checks too
+    for lib in sc.libs:
+        os.makedirs(os.path.join(out, "scenario-lib"), exist_ok=True)
+        shutil.copy(scn.lib_path(lib), os.path.join(out, "scenario-lib", lib + ".sh"))
+    shutil.copy(tpath, os.path.join(out, "topology"))
+    keep_kernel_files(out, a.kernel, build)
+    record_lab(out)
+
+
+def write_job_env(out, a, topo, sc):
+    """OUT/job.env: what guest-init.sh and the scenario read."""
+    env = {
+        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc.name, "SCENARIO_FILE": "/mnt/out/scenario.sh",
+        "TEST_FS": topo.disk.fs, "DEFAULT_EVENTS": DEFAULT_EVENTS,
+        "PER_PAGE_EVENTS": PER_PAGE_EVENTS,
+        "NODES": str(len(topo.nodes)), "TOPO": topo.name,
+        "TRACE_BUFFER_KB": str(sc.vars.get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
+        "SLOW_MOTION": str(a.slow_motion),
+        # the write throttle the disk really has (scenario, --disk-write-bps,
+        # --slow-motion applied): a scenario may size its writes by it
+        "DISK_THROTTLE_BPS": str(topo.disk.write_bps),
+    }
+    with open(os.path.join(out, "job.env"), "w", encoding="utf-8") as f:
+        for k, v in env.items():
+            f.write(f"{k}={shlex.quote(v)}\n")
+
+
+def kernel_cmdline(a, topo, sc):
+    return " ".join([
+        "console=ttyS0", "loglevel=5", "root=hostroot", "rootfstype=9p",
+        # The host root is read-only for the guest's whole life, so caching
+        # it is safe, and it saves a 9p round trip per lookup and exec.
+        "rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose", "ro",
+        f"init={os.path.join(TOP, 'launch', 'guest-init.sh')}",
+        "panic=-1", "oops=panic", "softlockup_panic=1",
+        # TCG time-shares vCPUs on few host cores: relax stall detectors.
+        "rcupdate.rcu_cpu_stall_timeout=120", "watchdog_thresh=60",
+        f"dirty_pressure={a.mode}", "kunit.filter_glob=dplab-skip-kunit",
+        f"nr_cpus={topo.total_cpus()}", "tsc=reliable", "no_timer_check",
+        # A topology's dimm= memory is onlined by the kernel itself (the
+        # guest runs no udev), so the guest's view matches the file; a
+        # scenario's CMDLINE can say online_movable instead (kswapd-stop).
+        # A boot argument, not MEMORY_HOTPLUG_DEFAULT_ONLINE, so the stock
+        # and patched builds keep one .config for every topology.
+        "memhp_default_state=online" if any(n.dimm for n in topo.nodes.values()) else "",
+        # Last, so a scenario's or the caller's arguments win (a bad
+        # dirty_pressure= value, movable_node, ...).
+        sc.vars.get("CMDLINE", ""), a.append,
+    ]).strip()
+
+
+def boot(qemu, out, timeout, boot_timeout):
+    """Run QEMU until it exits, or kill it: after timeout, or after
+    boot_timeout without guest-init's "userspace up".  (returncode, wall
+    seconds, hung, booted)."""
+    t0 = time.monotonic()
+    with open(os.path.join(out, "qemu.log"), "w", encoding="utf-8") as qf:
+        proc = subprocess.Popen(qemu, stdout=qf, stderr=subprocess.STDOUT)
+        hung = booted = False
+        # A kernel that stops in early boot (1 of 5 debug-kernel boots sat
+        # idle after "tsc: Unable to calibrate against PIT") is killed after
+        # --boot-timeout instead of the whole scenario timeout.
+        while proc.poll() is None:
+            elapsed = time.monotonic() - t0
+            if not booted:
+                booted = USERSPACE_UP in read(os.path.join(out, "console.log"))
+            if elapsed > timeout or (not booted and elapsed > boot_timeout):
+                proc.kill()
+                proc.wait()
+                hung = True
+                break
+            time.sleep(0.5)
+    return proc.returncode, time.monotonic() - t0, hung, booted
+
+
 def main():
     a = parse_args()
     tpath, topo, sc, name, out = check_parameters(a)
@@ -328,94 +413,24 @@ def main():
     if not a.quiet:
         print(accel.line(choice), file=sys.stderr, flush=True)
 
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-    # The run's record of its scenario, and what the guest sources as
-    # written (its #CHECK# lines are comments there).
-    with open(os.path.join(out, "scenario.sh"), "w", encoding="utf-8") as f:
-        f.write(sc.text)
-    # and of the lib files it sources: their #CHECK# lines are its checks too
-    for lib in sc.libs:
-        os.makedirs(os.path.join(out, "scenario-lib"), exist_ok=True)
-        shutil.copy(scn.lib_path(lib), os.path.join(out, "scenario-lib", lib + ".sh"))
-    shutil.copy(tpath, os.path.join(out, "topology"))
-    keep_kernel_files(out, a.kernel, build)
-    record_lab(out)
-
+    record_inputs(out, a, sc, tpath, build)
     if a.disk:
         disk_path = os.path.abspath(a.disk)
     else:
         disk_path = os.path.join(out, "test-disk.img")
         make_disk(disk_path, topo.disk)
-    env = {
-        "LAB": TOP, "MODE": a.mode, "SCENARIO": sc.name, "SCENARIO_FILE": "/mnt/out/scenario.sh",
-        "TEST_FS": topo.disk.fs, "DEFAULT_EVENTS": DEFAULT_EVENTS,
-        "PER_PAGE_EVENTS": PER_PAGE_EVENTS,
-        "NODES": str(len(topo.nodes)), "TOPO": topo.name,
-        "TRACE_BUFFER_KB": str(sc.vars.get("TRACE_BUFFER_KB", "4096")), "LRU": a.lru,
-        "SLOW_MOTION": str(a.slow_motion),
-        # the write throttle the disk really has (scenario, --disk-write-bps,
-        # --slow-motion applied): a scenario may size its writes by it
-        "DISK_THROTTLE_BPS": str(topo.disk.write_bps),
-    }
-    with open(os.path.join(out, "job.env"), "w", encoding="utf-8") as f:
-        for k, v in env.items():
-            f.write(f"{k}={shlex.quote(v)}\n")
-
-    ncpu = topo.total_cpus()
-    cmdline = " ".join([
-        "console=ttyS0", "loglevel=5", "root=hostroot", "rootfstype=9p",
-        # The host root is read-only for the guest's whole life, so caching
-        # it is safe, and it saves a 9p round trip per lookup and exec.
-        "rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose", "ro",
-        f"init={os.path.join(TOP, 'launch', 'guest-init.sh')}",
-        "panic=-1", "oops=panic", "softlockup_panic=1",
-        # TCG time-shares vCPUs on few host cores: relax stall detectors.
-        "rcupdate.rcu_cpu_stall_timeout=120", "watchdog_thresh=60",
-        f"dirty_pressure={a.mode}", "kunit.filter_glob=dplab-skip-kunit",
-        f"nr_cpus={ncpu}", "tsc=reliable", "no_timer_check",
-        # A topology's dimm= memory is onlined by the kernel itself (the
-        # guest runs no udev), so the guest's view matches the file; a
-        # scenario's CMDLINE can say online_movable instead (kswapd-stop).
-        # A boot argument, not MEMORY_HOTPLUG_DEFAULT_ONLINE, so the stock
-        # and patched builds keep one .config for every topology.
-        "memhp_default_state=online" if any(n.dimm for n in topo.nodes.values()) else "",
-        # Last, so a scenario's or the caller's arguments win (a bad
-        # dirty_pressure= value, movable_node, ...).
-        sc.vars.get("CMDLINE", ""), a.append,
-    ]).strip()
-    qemu = qemu_command(topo, image, out, disk_path, cmdline, choice["accelerator"])
+    write_job_env(out, a, topo, sc)
+    qemu = qemu_command(topo, image, out, disk_path, kernel_cmdline(a, topo, sc), choice["accelerator"])
     with open(os.path.join(out, "qemu.cmd"), "w", encoding="utf-8") as f:
         f.write(" ".join(shlex.quote(x) for x in qemu) + "\n")
 
     timeout = a.timeout or int(sc.vars.get("TIMEOUT", "300"))
     if not a.quiet:
-        print(f"run: {name}: booting {len(topo.nodes)}-node guest ({ncpu} vCPUs, "
+        print(f"run: {name}: booting {len(topo.nodes)}-node guest ({topo.total_cpus()} vCPUs, "
               f"{topo.memory >> 20} MiB), timeout {timeout}s", flush=True)
     boot_timeout = min(a.boot_timeout, timeout)
     record_host(out, qemu, choice)
-    t0 = time.monotonic()
-    qlog = os.path.join(out, "qemu.log")
-    with open(qlog, "w", encoding="utf-8") as qf:
-        proc = subprocess.Popen(qemu, stdout=qf, stderr=subprocess.STDOUT)
-        hung = booted = False
-        # Wait for the guest, and watch for guest-init's "userspace up": a
-        # kernel that stops in early boot (1 of 5 debug-kernel boots sat idle
-        # after "tsc: Unable to calibrate against PIT") is killed after
-        # --boot-timeout instead of the whole scenario timeout.
-        while proc.poll() is None:
-            elapsed = time.monotonic() - t0
-            if not booted:
-                booted = USERSPACE_UP in read(os.path.join(out, "console.log"))
-            if elapsed > timeout or (not booted and elapsed > boot_timeout):
-                proc.kill()
-                proc.wait()
-                hung = True
-                break
-            time.sleep(0.5)
-    wall = time.monotonic() - t0
-    qout = read(qlog)
+    rc, wall, hung, booted = boot(qemu, out, timeout, boot_timeout)
     if not a.keep_disk and not a.disk:
         os.unlink(disk_path)
 
@@ -424,8 +439,9 @@ def main():
         what = f"guest hung: killed after {timeout}s" if booted else \
             f"guest did not boot: no userspace after {boot_timeout}s, killed"
         fail2(f"{what}; last console line: {last!r} (console: {os.path.relpath(out)}/console.log)")
-    if proc.returncode != 0 and not os.path.exists(os.path.join(out, "guest-status")):
-        fail2(f"qemu exited {proc.returncode}: {(qout or '').strip().splitlines()[-1:] or ['no output']}")
+    if rc != 0 and not os.path.exists(os.path.join(out, "guest-status")):
+        qout = read(os.path.join(out, "qemu.log"))
+        fail2(f"qemu exited {rc}: {(qout or '').strip().splitlines()[-1:] or ['no output']}")
 
     if not os.path.exists(os.path.join(out, "guest-status")) and \
             "Triple fault" in read(os.path.join(out, "qemu-debug.log")):
@@ -435,7 +451,6 @@ def main():
     if not a.quiet:
         collect.print_summary(res, out, TOP)
     return 0 if res["pass"] else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())
