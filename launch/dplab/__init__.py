@@ -12,8 +12,10 @@ own copies, which had started to disagree:
   console   console.log triage: problem lines less what the kernel prints
             on purpose (OOM reports, a requested crash, KCSAN elsewhere)
   files     reading a run's OUT: text, JSON, job.env, run.py's records
-  records   dataclasses for the topology, scenario, check and cell, and
-            result.json, whose to_dict() is exactly today's JSON
+  records   dataclasses: Topology (Node, Disk, Hmat) and Scenario
+            (CheckSpec), what topology.load() and scenario.load() return
+            and the front ends read by field; Result, Check and Cell over
+            result.json and cell.json, whose to_dict() is exactly the JSON
 
 launch/ is on sys.path for every front end (they insert their own
 directory), so `import dplab` works from them and `python3 -m dplab.checks`
