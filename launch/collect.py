@@ -218,11 +218,8 @@ def kernel_has(out, kernel, variant, option):
     return f"\n{option}=y\n" in "\n" + config
 
 
-def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
-    metrics = {}
-    d = vmstat_delta(out, "vmstat")
-    if d is not None:
-        metrics["vmstat_delta"] = d
+def node_metrics(out, topo):
+    """Each node's vmstat delta and meminfo before and after, by node id."""
     nodes = {}
     for nid in sorted(topo.nodes):
         nd = {}
@@ -234,7 +231,71 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
             if mi:
                 nd[f"meminfo_{when}_kb"] = mi
         nodes[str(nid)] = nd
-    metrics["nodes"] = nodes
+    return nodes
+
+
+def console_metrics(con):
+    problems = con["problems"]
+    return {"problems": len(problems), "first": problems[:10],
+            "oom_reports": con["oom_reports"], "requested_crash": con["requested_crash"],
+            "expected_lines": con["expected_lines"],
+            "kcsan_elsewhere": len(con["kcsan_elsewhere"]),
+            "kcsan_elsewhere_first": con["kcsan_elsewhere"][:10]}
+
+
+def workload_reports(out):
+    """The workloads' --report JSONs (OUT/report-NAME.json), by NAME."""
+    reports = {}
+    for p in sorted(glob.glob(os.path.join(out, "report-*.json"))):
+        key = os.path.basename(p)[7:-5]
+        try:
+            with open(p, encoding="utf-8") as f:
+                reports[key] = json.load(f)
+        except (OSError, ValueError):
+            reports[key] = {"error": "unreadable report"}
+    return reports
+
+
+def run_checks(out, sc, metrics, mode, kernel, con, data):
+    """result.json's checks: the implicit ones, the scenario's, and those
+    of the run itself (data, topology, a crash or an unfinished guest)."""
+    crashed = con["crash_requested"]
+    # workload_exit and kernel_clean lead every run's list (checks.IMPLICIT),
+    # unless the scenario writes its own: a record from before.
+    checks = evaluate(implicit(sc.checks, crashed), metrics, {"mode": mode, "kernel": kernel})
+    if data is not None and not any(c.name == "data_intact" for c in sc.checks):
+        checks.append(data_check(data))
+    if not any(c.metric == TOPOLOGY_CHECK.metric for c in sc.checks):
+        checks += evaluate([TOPOLOGY_CHECK], metrics)
+    if crashed:
+        checks.append(crash_check(con["requested_crash"], last_console_line(out)))
+    elif "done" not in read(os.path.join(out, "guest-status")):
+        checks.append(unfinished_check(last_console_line(out)))
+    return checks
+
+
+def derive_views(out):
+    """What KernelShark and the plots read: session.json, OUT/plots."""
+    session = os.path.join(TOP, "build", "bin", "dpsession")
+    plugin = os.path.join(TOP, "build", "lib", "plugin-dirty_pressure.so")
+    if os.access(session, os.X_OK) and os.path.exists(os.path.join(out, "trace.dat")):
+        cmd = [session, os.path.join(out, "trace.dat"), "--out", os.path.join(out, "session.json")]
+        if os.path.exists(plugin):
+            cmd += ["--plugin", plugin]
+        subprocess.run(cmd, capture_output=True)
+    plots = os.path.join(TOP, "analysis", "plots.sh")
+    if os.access(plots, os.X_OK) and os.path.isdir(os.path.join(out, "tsv")):
+        subprocess.run([plots, out], capture_output=True)
+
+
+def run_metrics(out, topo, sc, kernel, variant, wall_s):
+    """result.json's metrics from OUT, with the console triage and the data
+    verification they came from: (metrics, console report, data or None)."""
+    metrics = {}
+    d = vmstat_delta(out, "vmstat")
+    if d is not None:
+        metrics["vmstat_delta"] = d
+    metrics["nodes"] = node_metrics(out, topo)
     kc = kswapd_cpu(out)
     if kc is not None:
         metrics["kswapd_cpu"] = kc
@@ -246,22 +307,10 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     metrics["topology"] = {"mismatches": len(mism), "details": mism}
 
     con = console_report(out)
-    problems = con["problems"]
-    metrics["console"] = {"problems": len(problems), "first": problems[:10],
-                          "oom_reports": con["oom_reports"], "requested_crash": con["requested_crash"],
-                          "expected_lines": con["expected_lines"],
-                          "kcsan_elsewhere": len(con["kcsan_elsewhere"]),
-                          "kcsan_elsewhere_first": con["kcsan_elsewhere"][:10]}
+    metrics["console"] = console_metrics(con)
     ex = read(os.path.join(out, "workload-exit")).strip()
     metrics["workload"] = {"exit": int(ex) if ex.lstrip("-").isdigit() else None}
-    reports = {}
-    for p in sorted(glob.glob(os.path.join(out, "report-*.json"))):
-        key = os.path.basename(p)[7:-5]
-        try:
-            with open(p, encoding="utf-8") as f:
-                reports[key] = json.load(f)
-        except (OSError, ValueError):
-            reports[key] = {"error": "unreadable report"}
+    reports = workload_reports(out)
     if reports:
         metrics["workloads"] = reports
     crashed = con["crash_requested"]
@@ -290,19 +339,14 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
     boot = re.search(r"\[\s*([\d.]+)s\] userspace up", read(os.path.join(out, "console.log")))
     if boot:
         metrics["boot_to_userspace_guest_s"] = float(boot.group(1))
+    return metrics, con, data
 
-    # workload_exit and kernel_clean lead every run's list (checks.IMPLICIT),
-    # unless the scenario writes its own: a record from before.
-    checks = evaluate(implicit(sc.checks, crashed), metrics, {"mode": mode, "kernel": kernel})
-    if data is not None and not any(c.name == "data_intact" for c in sc.checks):
-        checks.append(data_check(data))
-    if not any(c.metric == TOPOLOGY_CHECK.metric for c in sc.checks):
-        checks += evaluate([TOPOLOGY_CHECK], metrics)
-    status = read(os.path.join(out, "guest-status"))
-    if crashed:
-        checks.append(crash_check(con["requested_crash"], last_console_line(out)))
-    elif "done" not in status:
-        checks.append(unfinished_check(last_console_line(out)))
+
+def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
+    """Judge the run in OUT: write OUT/result.json (and the views derived
+    from the trace) and return it."""
+    metrics, con, data = run_metrics(out, topo, sc, kernel, variant, wall_s)
+    checks = run_checks(out, sc, metrics, mode, kernel, con, data)
     slow = job_env(out).get("SLOW_MOTION", "1")
     # The lab commit and the host are the run's, recorded by run.py before
     # the boot; a run from before those records keeps what its last
@@ -334,16 +378,7 @@ def collect(out, topo, sc, mode, kernel, variant, wall_s=None):
         json.dump(res, f, indent=1, sort_keys=False)
         f.write("\n")
     os.replace(os.path.join(out, "result.json.tmp"), os.path.join(out, "result.json"))
-    session = os.path.join(TOP, "build", "bin", "dpsession")
-    plugin = os.path.join(TOP, "build", "lib", "plugin-dirty_pressure.so")
-    if os.access(session, os.X_OK) and os.path.exists(os.path.join(out, "trace.dat")):
-        cmd = [session, os.path.join(out, "trace.dat"), "--out", os.path.join(out, "session.json")]
-        if os.path.exists(plugin):
-            cmd += ["--plugin", plugin]
-        subprocess.run(cmd, capture_output=True)
-    plots = os.path.join(TOP, "analysis", "plots.sh")
-    if os.access(plots, os.X_OK) and os.path.isdir(os.path.join(out, "tsv")):
-        subprocess.run([plots, out], capture_output=True)
+    derive_views(out)
     return res
 
 
