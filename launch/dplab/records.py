@@ -117,35 +117,31 @@ class Node:
         return cls(d["cpus"], d["mem"], d["line"], d.get("dimm", 0), d.get("initiator"))
 
 
+class _Flat:
+    """A record of plain fields: its JSON is its fields, in order."""
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**d)
+
+
 @dataclass
-class Disk:
+class Disk(_Flat):
     size: int                   # bytes
     fs: str                     # ext4 | xfs
     write_bps: int              # QEMU's write throttle, bytes/s (0: none)
     read_bps: int = 0
 
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d):
-        return cls(**d)
-
 
 @dataclass
-class Hmat:
+class Hmat(_Flat):
     initiator: int
     target: int
     latency_ns: int
     bandwidth: int              # bytes/s
     line: int
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d):
-        return cls(**d)
 
 
 @dataclass
