@@ -27,6 +27,7 @@ and a continuity correction is used (a bench never has that many repeats).
 Only the standard library: the lab's hosts need nothing installed to make a
 report.
 """
+import functools
 import math
 import random
 from math import comb
@@ -148,7 +149,13 @@ def bootstrap_ratio_ci(base, other, resamples=RESAMPLES, level=LEVEL, seed=SEED)
     the interval cut at the (1-level)/2 and (1+level)/2 quantiles of the
     ratios (the 251st smallest and the 251st largest of 10,000).  A fresh
     random.Random(seed) per call: the same repeats give the same interval
-    in every report, whatever rows came before them."""
+    in every report, whatever rows came before them; so it is computed once
+    per pair of sides (a report's table and its plot ask for the same)."""
+    return _bootstrap_ratio_ci(tuple(base), tuple(other), resamples, level, seed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _bootstrap_ratio_ci(base, other, resamples, level, seed):
     rng = random.Random(seed)
     nb, no = len(base), len(other)
     rs = []
