@@ -611,8 +611,8 @@ def make_selection(a):
 
 @functools.lru_cache(maxsize=None)
 def topology_disk_fs(tdir, name):
-    """The filesystem of a topology's test disk (None without one): read
-    once per topology, however many cells name it."""
+    """The filesystem of a topology's test disk (every topology has one):
+    read once per topology, however many cells name it."""
     try:
         return topology.load(os.path.join(tdir, name)).disk.fs
     except topology.TopologyError as e:

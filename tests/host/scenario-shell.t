@@ -21,11 +21,14 @@ meminfo() { printf 'MemTotal:        2000000 kB\nDirty:          %8d kB\nWriteba
 
 # crash_sync SEQ...: crash-sync's workload() where /proc/meminfo shows
 # Dirty SEQ[i] after the i-th sleep (the last value thereafter); prints the
-# metrics it recorded, then "crashed" if it crashed.
+# metrics it recorded, then "crashed" if it crashed.  The stubbed sleep
+# copies the next of the prepared files $tmp/meminfo.I over the mounted one.
 crash_sync() {
 	: >"$tmp/metrics"
-	printf '%s\n' "$@" >"$tmp/seq"
-	meminfo "$1" >"$tmp/meminfo"
+	i=0
+	for kb; do meminfo "$kb" >"$tmp/meminfo.$i"; i=$((i + 1)); done
+	echo $((i - 1)) >"$tmp/last"
+	cp "$tmp/meminfo.0" "$tmp/meminfo"
 	unshare -m sh -c '
 		tmp=$1
 		mount --bind "$tmp/meminfo" /proc/meminfo || exit 9
@@ -41,11 +44,10 @@ crash_sync() {
 		metric() { echo "$1 $2" >>"$tmp/metrics"; }
 		crash() { echo crashed >>"$tmp/metrics"; return 0; }
 		# each sleep moves the guest on: the next meminfo of the sequence
+		step=0
 		sleep() {
-			[ "$(wc -l <"$tmp/seq")" -gt 1 ] && sed -i 1d "$tmp/seq"
-			v=$(head -n 1 "$tmp/seq")
-			printf "MemTotal:        2000000 kB\nDirty:          %8d kB\nWriteback:             0 kB\n" "$v" >"$tmp/meminfo.new"
-			cat "$tmp/meminfo.new" >"$tmp/meminfo"	# same inode: the bind mount sees it
+			[ $step -lt "$(cat "$tmp/last")" ] && step=$((step + 1))
+			cat "$tmp/meminfo.$step" >"$tmp/meminfo"	# same inode: the bind mount sees it
 		}
 		workload
 	' sh "$tmp"
