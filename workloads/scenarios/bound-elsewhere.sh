@@ -66,3 +66,12 @@ workload() {
 # paused 159..914; in off nobody paused (dirty_ratio 60).
 #CHECK# squeezed_throttled      trace.balance_dirty_pages.task.squeezed.pauses > 0 if mode=node
 #CHECK# elsewhere_never_paused  trace.balance_dirty_pages.task.elsewhere.pauses == 0 if mode=node
+# The node domain's claim for the squeezed writer (patch 7): reclaim on node
+# 0 neither calls writepage on, nor rotates, its dirty pages; at most 1% of
+# the 1 GiB it writes (2,560 pages).  The node domain's floor was once the
+# machine's (twice one second of writeout, up to 153 MiB, on a node the hog
+# leaves about 110 MiB): 68,110 (32,019..157,870) writepage calls in 5 of 5
+# bench runs of 2026-12-06.  Sized by the node (2026-12-07), 0 (0..0) in
+# 5 of 5, immediate reclaim too (docs/matrix/bench-2026-12-07-bound-elsewhere).
+#CHECK# node_mode_no_writepage  nodes.0.vmstat_delta.nr_vmscan_write <= 2560 if mode=node
+#CHECK# node_mode_no_immediate  nodes.0.vmstat_delta.nr_vmscan_immediate_reclaim <= 2560 if mode=node
