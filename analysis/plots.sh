@@ -196,10 +196,18 @@ for j in "$out/trace-metrics.json" "$out/metrics.json"; do
 done
 nm=$out/nodemem.tsv
 [ -s "$nm" ] && [ "$(wc -l <"$nm")" -gt 1 ] && [ -n "$first" ] || nm=
+# A node domain (dirty_pressure=node, a task bound to some nodes) is in the
+# trace's node_* fields of balance_dirty_pages; its panel needs no sampler.
+node_dom=
+if has balance_dirty_pages && col "$tsv/balance_dirty_pages.tsv" node_limit &&
+   awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "node_limit") c = i; next }
+		c && $c > 0 { found = 1; exit } END { exit !found }' "$tsv/balance_dirty_pages.tsv"; then
+	node_dom=1
+fi
 if has balance_dirty_pages || [ -n "$nm" ]; then
 	panels=0
 	has balance_dirty_pages && panels=2
-	[ -n "$nm" ] && panels=$((panels + 1))
+	[ -n "$nm$node_dom" ] && panels=$((panels + 1))
 	{
 		echo "$common"
 		echo "set output \"$plots/throttle.png\""
@@ -230,8 +238,10 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 			echo "plot \"$b\" using (column(\"time_s\")):(column(\"task_ratelimit\") / 1024.0) pt 7 ps 0.5 lc rgb \"#1f77b4\" title \"task_ratelimit\", \\"
 			echo "     \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") / 1024.0) pt 5 ps 0.5 lc rgb \"#2ca02c\" title \"dirty_ratelimit\""
 		fi
-		if [ -n "$nm" ]; then
-			if has balance_dirty_pages && col "$b" node_limit; then
+		if [ -n "$nm$node_dom" ]; then
+			if [ -z "$nm" ]; then
+				echo "set title \"Bound tasks' nodes: dirty+writeback against their node domain (balance_dirty_pages, by pid)\""
+			elif has balance_dirty_pages && col "$b" node_limit; then
 				echo "set title \"Dirty+Writeback per node (guest sampler) against the node domain (series v2)\""
 			else
 				echo "set title \"Dirty+Writeback per node (guest sampler; the kernel traces no node domain)\""
@@ -240,14 +250,36 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 			echo "set style data lines"
 			echo "set yrange [0:*]"
 			p="plot"
-			for c in $(head -1 "$nm" | tr '\t' '\n' | sed -n 's/^\(node[0-9]*\)_dirty_kb$/\1/p'); do
+			for c in $([ -n "$nm" ] && head -1 "$nm" | tr '\t' '\n' | sed -n 's/^\(node[0-9]*\)_dirty_kb$/\1/p'); do
 				p="$p \"$nm\" using (column(\"t_s\") - $first):((column(\"${c}_dirty_kb\") + column(\"${c}_writeback_kb\")) / 1024.0) lw 2 title \"$c Dirty+Writeback\","
 				p="$p \"$nm\" using (column(\"t_s\") - $first):(column(\"${c}_writeback_kb\") / 1024.0) dt 2 title \"$c Writeback\","
 			done
 			if has balance_dirty_pages && col "$b" node_limit; then
-				p="$p \"$b\" using (column(\"time_s\")):(column(\"node_limit\") > 0 ? MiB(column(\"node_freerun\")) : 1/0) with points pt 7 ps 0.5 lc rgb \"#2ca02c\" title \"node freerun (balance_dirty_pages)\","
-				p="$p \"$b\" using (column(\"time_s\")):(column(\"node_limit\") > 0 ? MiB(column(\"node_limit\")) : 1/0) with points pt 5 ps 0.5 lc rgb \"#8c564b\" title \"node limit (balance_dirty_pages)\","
-				p="$p \"$b\" using (column(\"time_s\")):(column(\"node_limit\") > 0 ? MiB(column(\"node_dirty\")) : 1/0) with points pt 1 ps 0.5 lc rgb \"#000000\" title \"node dirty (balance_dirty_pages)\","
+				# one set per bound task (pid), up to 4: tasks bound to
+				# different nodes have different domains
+				pids=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+					$c["node_limit"] > 0 && !seen[$c["pid"]]++ { print $c["pid"] }' "$b" | head -4)
+				npids=$(echo "$pids" | grep -c .)
+				shape=0
+				# domains of different sizes (a small node and a large one)
+				# on one axis: a log scale keeps each readable
+				[ "$npids" -gt 1 ] && echo "set logscale y" && echo "set yrange [*:*]"
+				for pid in $pids; do
+					sel="column(\"pid\") == $pid && column(\"node_limit\") > 0"
+					who=
+					[ "$npids" -gt 1 ] && who=", pid $pid"
+					shape=$((shape + 1))
+					# pid by pid: freerun, limit, dirty colours
+					case $shape in
+					1) cf='#2ca02c' cl='#8c564b' cd='#000000' ;;
+					2) cf='#98df8a' cl='#ff7f0e' cd='#1f77b4' ;;
+					3) cf='#bcbd22' cl='#d62728' cd='#9467bd' ;;
+					*) cf='#17becf' cl='#e377c2' cd='#7f7f7f' ;;
+					esac
+					p="$p \"$b\" using (column(\"time_s\")):($sel ? MiB(column(\"node_freerun\")) : 1/0) with points pt 7 ps 0.5 lc rgb \"$cf\" title \"node freerun$who\","
+					p="$p \"$b\" using (column(\"time_s\")):($sel ? MiB(column(\"node_limit\")) : 1/0) with points pt 5 ps 0.5 lc rgb \"$cl\" title \"node limit$who\","
+					p="$p \"$b\" using (column(\"time_s\")):($sel ? MiB(column(\"node_dirty\")) : 1/0) with points pt $shape ps 0.5 lc rgb \"$cd\" title \"node dirty+writeback$who\","
+				done
 			fi
 			echo "${p%,}"
 		fi

@@ -420,6 +420,14 @@ for p in dirty:720 pressure:720 pause:720 bandwidth:720 reclaim:720 throttle:540
 		grep -q "src=\"${p%:*}.png\"" "$t/o/plots/index.html" && n=$((n + 1))
 done
 [ $rc -eq 0 ] && [ $n -eq 6 ]; check plots-drawn $? "exit $rc, $n of 6 PNGs in the index: $out"
+# without the sampler, a trace with node domain calls (node_limit > 0) still gets the third
+# panel: the bound task's dirty pages against its node limit and freerun, from the trace alone
+# (a bench run has no sampler; before, its node domain was not drawn at all)
+PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/v2" >/dev/null 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(file -b "$t/v2/plots/throttle.png" | cut -d, -f1-2)" = "PNG image data, 1280 x 780" ] &&
+	grep -q "against their node domain" "$t/v2/plots/throttle.png.gp" &&
+	grep -q "node limit" "$t/v2/plots/throttle.png.gp" && grep -q "node dirty+writeback" "$t/v2/plots/throttle.png.gp"
+check plots-node-domain-from-trace $? "exit $rc: $(file -b "$t/v2/plots/throttle.png" | cut -d, -f1-2), no node domain panel without the sampler"
 # with the guest's node sampler (placed by trace.first_ts_s) throttle.png gets a third panel;
 # the labels say whether the freerun line is what the throttle used (v2 fields) or not
 awk -v f="$(jv .trace.first_ts_s "$m2")" 'BEGIN { print "t_s\tdirty_kb\twriteback_kb\tnode0_dirty_kb\tnode0_writeback_kb"
