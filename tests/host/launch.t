@@ -281,6 +281,7 @@ import copy, sys; sys.path.insert(0, "launch"); import collect, scenario
 sc = scenario.load(sys.argv[1])
 m = {"workload": {"exit": 0}, "console": {"problems": 0},
      "guest": {"exit_squeezed": 0, "exit_elsewhere": 0, "elsewhere_pagecache_node1_pages": 153600},
+     "nodes": {"0": {"vmstat_delta": {"nr_vmscan_write": 0, "nr_vmscan_immediate_reclaim": 0}}},
      "trace": {"meta": {"has_dirty_pressure_event": 1},
                "pressure": {"node0": {"fast_down": 0}, "node1": {"fast_down": 0}},
                "balance_dirty_pages": {"task": {"squeezed": {"calls": 1094, "pauses": 37},
@@ -295,12 +296,19 @@ q = copy.deepcopy(m); q["trace"]["balance_dirty_pages"]["task"]["squeezed"].upda
 print(bad(q, "node"))
 g = copy.deepcopy(e); g["trace"]["pressure"]["node0"]["fast_down"] = 6
 print(bad(g, "global"))
+# the node domain floored by the machine (the series before 2026-12-07): a run of it
+w = copy.deepcopy(m); w["nodes"]["0"]["vmstat_delta"].update(nr_vmscan_write=121143, nr_vmscan_immediate_reclaim=413082)
+print(bad(w, "node"))
+wg = copy.deepcopy(g); wg["nodes"] = w["nodes"]
+print(bad(wg, "global"))
 print(sc.vars["TRACE_TASKS"])
 PY
 )
 want="[]
 ['elsewhere_never_paused']
 ['squeezed_throttled']
+[]
+['node_mode_no_immediate', 'node_mode_no_writepage']
 []
 squeezed elsewhere"
 [ "$out" = "$want" ] && pass bound_elsewhere_node_claim || bad bound_elsewhere_node_claim "$(tr '\n' '|' <<<"$out")"
