@@ -198,16 +198,17 @@ nm=$out/nodemem.tsv
 [ -s "$nm" ] && [ "$(wc -l <"$nm")" -gt 1 ] && [ -n "$first" ] || nm=
 # A node domain (dirty_pressure=node, a task bound to some nodes) is in the
 # trace's node_* fields of balance_dirty_pages; its panel needs no sampler.
-node_dom=
-if has balance_dirty_pages && col "$tsv/balance_dirty_pages.tsv" node_limit &&
-   awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "node_limit") c = i; next }
-		c && $c > 0 { found = 1; exit } END { exit !found }' "$tsv/balance_dirty_pages.tsv"; then
-	node_dom=1
+# The tasks that had one (pids, up to 4): tasks bound to different nodes
+# have different domains, drawn one set each.
+node_pids=
+if has balance_dirty_pages && col "$tsv/balance_dirty_pages.tsv" node_limit; then
+	node_pids=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["node_limit"] > 0 && !seen[$c["pid"]]++ { print $c["pid"] }' "$tsv/balance_dirty_pages.tsv" | head -4)
 fi
 if has balance_dirty_pages || [ -n "$nm" ]; then
 	panels=0
 	has balance_dirty_pages && panels=2
-	[ -n "$nm$node_dom" ] && panels=$((panels + 1))
+	[ -n "$nm$node_pids" ] && panels=$((panels + 1))
 	{
 		echo "$common"
 		echo "set output \"$plots/throttle.png\""
@@ -238,7 +239,7 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 			echo "plot \"$b\" using (column(\"time_s\")):(column(\"task_ratelimit\") / 1024.0) pt 7 ps 0.5 lc rgb \"#1f77b4\" title \"task_ratelimit\", \\"
 			echo "     \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") / 1024.0) pt 5 ps 0.5 lc rgb \"#2ca02c\" title \"dirty_ratelimit\""
 		fi
-		if [ -n "$nm$node_dom" ]; then
+		if [ -n "$nm$node_pids" ]; then
 			if [ -z "$nm" ]; then
 				echo "set title \"Bound tasks' nodes: dirty+writeback against their node domain (balance_dirty_pages, by pid)\""
 			elif has balance_dirty_pages && col "$b" node_limit; then
@@ -255,16 +256,12 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 				p="$p \"$nm\" using (column(\"t_s\") - $first):(column(\"${c}_writeback_kb\") / 1024.0) dt 2 title \"$c Writeback\","
 			done
 			if has balance_dirty_pages && col "$b" node_limit; then
-				# one set per bound task (pid), up to 4: tasks bound to
-				# different nodes have different domains
-				pids=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-					$c["node_limit"] > 0 && !seen[$c["pid"]]++ { print $c["pid"] }' "$b" | head -4)
-				npids=$(echo "$pids" | grep -c .)
+				npids=$(echo "$node_pids" | grep -c .)
 				shape=0
 				# domains of different sizes (a small node and a large one)
 				# on one axis: a log scale keeps each readable
 				[ "$npids" -gt 1 ] && echo "set logscale y" && echo "set yrange [*:*]"
-				for pid in $pids; do
+				for pid in $node_pids; do
 					sel="column(\"pid\") == $pid && column(\"node_limit\") > 0"
 					who=
 					[ "$npids" -gt 1 ] && who=", pid $pid"
