@@ -300,6 +300,7 @@ def simulate(args):
              "kswapd_write_pages": 0, "kswapd_write_node0_pages": 0, "kswapd_write_node1_pages": 0,
              "kswapd_meta_pages": 0, "block_write_pages": 0,
              "pos_ratio": [], "node_domain_calls": 0, "node_dirty_at_limit_calls": 0,
+             "node_position": [],
              "freerun_min": None}
     sector = [0]
 
@@ -329,7 +330,9 @@ def simulate(args):
             free = 35000 * min(pressure.values()) // 1024
             nodedom = any(lo * T < t < hi * T for lo, hi in ((0.20, 0.30), (0.55, 0.65)))
             # late in the second episode the node's dirty pages reach its limit and pass it
-            ndirty = (12000 + int(4000 * (t / T - 0.60) / 0.05) if t > 0.60 * T else 9000) if nodedom else 0
+            # and early in the first it is under its freerun ceiling (6000)
+            ndirty = (12000 + int(4000 * (t / T - 0.60) / 0.05) if t > 0.60 * T
+                      else 5000 if t < 0.25 * T else 9000) if nodedom else 0
             emit(t, 0, 100, "balance_dirty_pages", bdi="254:0", limit=60000, setpoint=40000,
                  dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
                  dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
@@ -340,6 +343,8 @@ def simulate(args):
                 truth["pos_ratio"].append(pos / 1024)
                 truth["node_domain_calls"] += 1 if nodedom else 0
                 truth["node_dirty_at_limit_calls"] += 1 if nodedom and ndirty >= 12000 else 0
+                if nodedom and ndirty > 6000:
+                    truth["node_position"].append((ndirty - 6000) / 6000)
                 truth["freerun_min"] = free if truth["freerun_min"] is None else min(truth["freerun_min"], free)
             next_bdp = t + max(pause, 5) / 1000.0 * (1 + rnd.random()) / args.scale
             dirty += 300
@@ -453,6 +458,11 @@ def simulate(args):
         truth["pos_ratio_min"], truth["pos_ratio_max"] = p[0], p[-1]
         truth["pos_ratio_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
     del truth["pos_ratio"]
+    if truth["node_position"]:
+        p = sorted(truth["node_position"])
+        truth["node_position_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
+    truth["node_throttled_calls"] = len(truth["node_position"])
+    del truth["node_position"]
     comms = [(100, "dd"), (30, "kswapd0"), (31, "kswapd1"), (50, "kworker/u4:1"), (200, "hog")]
     return list(byname.values()), streams, comms, truth
 

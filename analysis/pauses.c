@@ -12,6 +12,8 @@
 struct task_pauses {
 	const char *comm;
 	unsigned long calls, pauses;
+	/* paused while it had a node domain under its freerun ceiling (series v2) */
+	unsigned long pauses_under_node_ceiling;
 	long long pause_max_ms;
 };
 
@@ -19,6 +21,7 @@ struct pauses {
 	struct analysis_context *ctx;
 	struct tep_event *balance_dirty_pages;
 	struct tep_format_field *pause, *paused;
+	struct tep_format_field *node_dirty, *node_freerun, *node_limit;	/* series v2 */
 
 	unsigned long calls, calls_without_pause;
 	struct samples pauses_ms;	/* every pause > 0 */
@@ -43,12 +46,20 @@ static long long gcd(long long a, long long b)
 static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, double t, int pid)
 {
 	struct pauses *p = analysis;
-	long long pause, paused;
+	long long pause, paused, ndirty, nfree, nlimit;
+	int under_ceiling;
 
 	(void)t;
 	if (read_field(p->pause, r, &pause) || read_field(p->paused, r, &paused))
 		return;
 	p->calls++;
+	/*
+	 * A node domain under its freerun ceiling does not throttle: such a pause
+	 * came from the global (or memcg) domain.
+	 */
+	under_ceiling = !read_field(p->node_dirty, r, &ndirty) &&
+			!read_field(p->node_freerun, r, &nfree) &&
+			!read_field(p->node_limit, r, &nlimit) && nlimit > 0 && ndirty <= nfree;
 	if (p->ntasks) {
 		const char *comm = tep_data_comm_from_pid(p->ctx->tep, pid);
 
@@ -60,6 +71,7 @@ static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, d
 			task->calls++;
 			if (pause > 0) {
 				task->pauses++;
+				task->pauses_under_node_ceiling += under_ceiling;
 				if (pause > task->pause_max_ms)
 					task->pause_max_ms = pause;
 			}
@@ -84,6 +96,9 @@ static void *pauses_create(struct analysis_context *ctx)
 	p->balance_dirty_pages = find_event(ctx->tep, "writeback", "balance_dirty_pages");
 	p->pause = find_field(p->balance_dirty_pages, "pause");
 	p->paused = find_field(p->balance_dirty_pages, "paused");
+	p->node_dirty = find_field(p->balance_dirty_pages, "node_dirty");
+	p->node_freerun = find_field(p->balance_dirty_pages, "node_freerun");
+	p->node_limit = find_field(p->balance_dirty_pages, "node_limit");
 	for (int i = 0; i < ctx->ntasks; i++)
 		p->task[i].comm = ctx->tasks[i];
 	p->ntasks = ctx->ntasks;
@@ -115,6 +130,9 @@ static void pauses_emit(void *analysis, json_object *metrics, double duration)
 			json_set(o, "calls", json_number((double)p->task[i].calls));
 			json_set(o, "pauses", json_number((double)p->task[i].pauses));
 			json_set(o, "pause_max_ms", json_number((double)p->task[i].pause_max_ms));
+			if (p->node_dirty && p->node_freerun && p->node_limit)
+				json_set(o, "pauses_under_node_ceiling",
+					 json_number((double)p->task[i].pauses_under_node_ceiling));
 		}
 	}
 	samples_sort(&p->pauses_ms);

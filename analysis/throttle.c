@@ -12,10 +12,10 @@ struct throttle {
 	struct tep_event *balance_dirty_pages;
 	struct tep_format_field *pause, *paused, *dirty_ratelimit, *task_ratelimit, *dirty, *setpoint;
 	/* appended by series v2: absent on older kernels */
-	struct tep_format_field *freerun, *pos_ratio, *node_dirty, *node_limit;
+	struct tep_format_field *freerun, *pos_ratio, *node_dirty, *node_freerun, *node_limit;
 
 	unsigned long calls;
-	struct samples task_to_dirty_ratelimit, pos_ratios, dirty_to_setpoint;
+	struct samples task_to_dirty_ratelimit, pos_ratios, dirty_to_setpoint, node_positions;
 	double dirty_ratelimit_min, dirty_ratelimit_max;
 	unsigned long dirty_ratelimit_samples;
 	double freerun_min, freerun_last;
@@ -27,7 +27,7 @@ struct throttle {
 static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, double t, int pid)
 {
 	struct throttle *th = analysis;
-	long long pause, paused, drl, trl, v, dirty, limit;
+	long long pause, paused, drl, trl, v, dirty, limit, nfree;
 
 	(void)t;
 	(void)pid;
@@ -63,6 +63,15 @@ static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, d
 			th->node_dirty_at_limit_calls++;
 		if ((double)dirty / (double)limit > th->node_dirty_over_limit_max)
 			th->node_dirty_over_limit_max = (double)dirty / (double)limit;
+		/*
+		 * Where the node domain held the task, as a fraction of its control
+		 * area: 0 its freerun ceiling, 1 its limit (the setpoint is 0.5 at
+		 * pressure 1024).  Only calls above the ceiling: below it the node
+		 * domain let the task run.
+		 */
+		if (!read_field(th->node_freerun, r, &nfree) && dirty > nfree && limit > nfree)
+			samples_push(&th->node_positions,
+				     (double)(dirty - nfree) / (double)(limit - nfree));
 	}
 }
 
@@ -81,6 +90,7 @@ static void *throttle_create(struct analysis_context *ctx)
 	th->freerun = find_field(ev, "freerun");
 	th->pos_ratio = find_field(ev, "pos_ratio");
 	th->node_dirty = find_field(ev, "node_dirty");
+	th->node_freerun = find_field(ev, "node_freerun");
 	th->node_limit = find_field(ev, "node_limit");
 	analysis_on_event(ctx, ev, on_balance_dirty_pages, th);
 	return th;
@@ -159,6 +169,15 @@ static void throttle_emit(void *analysis, json_object *metrics, double duration)
 			 th->node_domain_calls ? json_number(th->node_dirty_over_limit_max) : NULL);
 		json_set(out, "node_dirty_at_limit_calls",
 			 json_number((double)th->node_dirty_at_limit_calls));
+		json_set(out, "node_throttled_calls", json_number((double)th->node_positions.count));
+		if (th->node_positions.count) {
+			samples_sort(&th->node_positions);
+			json_set(out, "node_position_p50",
+				 json_number(percentile(&th->node_positions, 50)));
+		} else {
+			unmeasurable(metrics, "throttle.node_position_p50",
+				     "no balance_dirty_pages call above a node domain's freerun ceiling");
+		}
 	} else {
 		unmeasurable(metrics, "throttle.node_domain_calls",
 			     "balance_dirty_pages has no node_dirty/node_limit fields (kernel before series v2)");
@@ -172,6 +191,7 @@ static void throttle_destroy(void *analysis)
 	free(th->task_to_dirty_ratelimit.values);
 	free(th->pos_ratios.values);
 	free(th->dirty_to_setpoint.values);
+	free(th->node_positions.values);
 	free(th);
 }
 

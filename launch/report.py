@@ -164,6 +164,9 @@ METRICS = [
      "sum of workloads.*.bw_bytes_per_s (else of guest.*bw_bytes_per_s) / 2^20", throughput),
     ("pause_p99", "pause p99 (ms)", "trace.balance_dirty_pages.pause_p99_ms",
      lambda m: _get(m, "trace.balance_dirty_pages.pause_p99_ms")),
+    # where a node domain held its task: 0 its freerun ceiling, 1 its limit (series patch 9)
+    ("node_position", "node domain position (median call)", "trace.throttle.node_position_p50",
+     lambda m: _get(m, "trace.throttle.node_position_p50")),
     ("write_p99", "write() p99 (ms)", "largest workloads.*.write_lat_p99_us / 1000", write_p99_ms),
     # bound-elsewhere: the writer bound to the other node, the bystander of the squeeze
     ("bystander_MiBps", "bystander writer (MiB/s)", "guest.elsewhere_MiBps",
@@ -198,7 +201,8 @@ BETTER = {"file_pageout": "lower", "immediate_reclaim": "lower", "reclaim_wb": "
           "pgscan_direct": "lower", "allocstall": "lower", "oom_kill": "lower",
           "hog_alloc_p99": "lower", "reclaim_throttle": "lower", "kswapd_cpu": "lower",
           "write_p99": "lower", "bystander_MiBps": "higher",
-          "throughput": "higher", "pause_p99": "lower", "files_per_s": "higher",
+          "throughput": "higher", "pause_p99": "lower", "node_position": "lower",
+          "files_per_s": "higher",
           "ns_per_page": "lower", "pages_per_s": "higher", "pages_per_bdp": "higher",
           "loop_ns_per_page": "lower",
           "dirtier_cpu_wait": "lower", "dirtier_blocked": "lower"}

@@ -169,11 +169,11 @@ want=$(trace-cmd report "$t/v2.dat" 2>/dev/null |
 		if ($0 ~ / F?W[FAS]*M? / && $0 !~ / F?W[FAS]*M /) p += n / 8 } END { print p + 0 }')
 got=$(jv .metrics.reclaim.kswapd_write.pages "$m2")
 [ "$got" = "$want" ]; check kswapd-write-vs-report $? "got '$got', trace-cmd report gives '$want'"
-got=$(jv '.metrics.throttle | [.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min_pages, .node_dirty_at_limit_calls] | map(tostring) | join(" ")' "$m2")
-want=$(jv '[.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min, .node_dirty_at_limit_calls] | map(tostring) | join(" ")' "$t/v2truth.json")
+got=$(jv '.metrics.throttle | [.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min_pages, .node_dirty_at_limit_calls, .node_throttled_calls, .node_position_p50] | map(tostring) | join(" ")' "$m2")
+want=$(jv '[.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min, .node_dirty_at_limit_calls, .node_throttled_calls, .node_position_p50] | map(tostring) | join(" ")' "$t/v2truth.json")
 # dpanalyze prints 6 significant digits: compare at that precision
-got=$(echo "$got" | awk '{ printf "%.4f %.4f %.4f %d %d %d", $1, $2, $3, $4, $5, $6 }')
-want=$(echo "$want" | awk '{ printf "%.4f %.4f %.4f %d %d %d", $1, $2, $3, $4, $5, $6 }')
+got=$(echo "$got" | awk '{ printf "%.4f %.4f %.4f %d %d %d %d %.4f", $1, $2, $3, $4, $5, $6, $7, $8 }')
+want=$(echo "$want" | awk '{ printf "%.4f %.4f %.4f %d %d %d %d %.4f", $1, $2, $3, $4, $5, $6, $7, $8 }')
 [ "$got" = "$want" ]; check truth-throttle-v2-fields $? "got '$got', truth '$want'"
 got=$(jv '.trace | "\(.has_throttle_fields) \(.has_global_freerun_field) \(.has_node_domain_fields)"' "$m2")
 old=$(jv '.trace | "\(.has_throttle_fields) \(.has_global_freerun_field) \(.has_node_domain_fields)"' "$m")
@@ -235,6 +235,17 @@ want=$(trace-cmd report "$t/syn.dat" 2>/dev/null | awk '$1 ~ /^dd-[0-9]+$/ && / 
 	END { printf "%d %d %d 0 0 0", n, k, mx }')
 got=$(jv '.metrics.balance_dirty_pages.task | "\(.dd.calls) \(.dd.pauses) \(.dd.pause_max_ms) \(.nobody.calls) \(.nobody.pauses) \(.nobody.pause_max_ms)"' "$t/tk/metrics.json")
 [ $rc -eq 0 ] && [ "${want%% *}" -gt 0 ] && [ "$got" = "$want" ]; check task-counts $? "exit $rc, got '$got', trace-cmd report gives '$want'"
+# --task on a v2 trace: of its pauses, those taken while its node domain was under its
+# freerun ceiling (node_limit > 0, node_dirty <= node_freerun: the global domain's), from
+# trace-cmd's text; the synthetic trace has some
+"$bin/dpanalyze" "$t/v2.dat" --out "$t/tk2" --no-tsv --task dd 2>"$t/err"; rc=$?
+want=$(trace-cmd report "$t/v2.dat" 2>/dev/null | awk '$1 ~ /^dd-[0-9]+$/ && / balance_dirty_pages: / {
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
+	if (v["pause"] > 0) { k++; if (v["node_limit"] > 0 && v["node_dirty"] <= v["node_freerun"]) u++ } }
+	END { printf "%d %d", k, u }')
+got=$(jv '.metrics.balance_dirty_pages.task.dd | "\(.pauses) \(.pauses_under_node_ceiling)"' "$t/tk2/metrics.json")
+[ $rc -eq 0 ] && [ "${want#* }" -gt 0 ] && [ "$got" = "$want" ]
+check task-pauses-under-node-ceiling $? "exit $rc, got '$got', trace-cmd report gives '$want'"
 
 # TSV: header names the columns; node0 rows are exactly node0's events
 hdr=$(head -1 "$t/o/tsv/dirty_pressure.node0.tsv" 2>/dev/null)

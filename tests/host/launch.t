@@ -272,10 +272,12 @@ want="[] ['disk_throttle_holds', 'estimate_near_device_high', 'estimate_near_dev
 [('disk_throttle_holds', 'fail')]"
 [ "$out" = "$want" ] && pass bandwidth_200m_device_rate_unmeasured || bad bandwidth_200m_device_rate_unmeasured "$(tr '\n' '|' <<<"$out")"
 # bound-elsewhere's claim in node mode, on the metrics of its runs: the writer
-# bound to node 1 never paused and node 0's writer did.  A pause of the writer
-# elsewhere fails it; so does a squeezed writer that never paused (the names
-# not matching the trace's comm would give exactly that, not a vacuous pass);
-# in mode global neither check applies.
+# bound to node 1 never paused while its own node domain was under its freerun
+# ceiling (only the global limits, which node 0's pressure lowers, can pause it
+# there), and node 0's writer did pause.  Pauses with node 1 over its ceiling
+# pass (series patch 9: its own node domain); one under it fails; so does a
+# squeezed writer that never paused (the names not matching the trace's comm
+# would give exactly that, not a vacuous pass); in mode global neither applies.
 out=$($py - workloads/scenarios/bound-elsewhere.sh <<'PY'
 import copy, sys; sys.path.insert(0, "launch"); import collect, scenario
 sc = scenario.load(sys.argv[1])
@@ -285,12 +287,16 @@ m = {"workload": {"exit": 0}, "console": {"problems": 0},
      "trace": {"meta": {"has_dirty_pressure_event": 1},
                "pressure": {"node0": {"fast_down": 0}, "node1": {"fast_down": 0}},
                "balance_dirty_pages": {"task": {"squeezed": {"calls": 1094, "pauses": 37},
-                                                "elsewhere": {"calls": 0, "pauses": 0}}}}}
+                                                "elsewhere": {"calls": 0, "pauses": 0,
+                                                              "pauses_under_node_ceiling": 0}}}}}
 def bad(mm, mode):
     r = collect.evaluate(sc.checks, mm, {"mode": mode, "kernel": "patched"})
     return sorted(c["name"] for c in r if collect.unexpected(c))
 print(bad(m, "node"))
-e = copy.deepcopy(m); e["trace"]["balance_dirty_pages"]["task"]["elsewhere"].update(calls=12, pauses=3)
+o = copy.deepcopy(m); o["trace"]["balance_dirty_pages"]["task"]["elsewhere"].update(calls=36, pauses=7)
+print(bad(o, "node"))
+e = copy.deepcopy(m); e["trace"]["balance_dirty_pages"]["task"]["elsewhere"].update(
+    calls=12, pauses=3, pauses_under_node_ceiling=2)
 print(bad(e, "node"))
 q = copy.deepcopy(m); q["trace"]["balance_dirty_pages"]["task"]["squeezed"].update(calls=0, pauses=0)
 print(bad(q, "node"))
@@ -305,13 +311,38 @@ print(sc.vars["TRACE_TASKS"])
 PY
 )
 want="[]
-['elsewhere_never_paused']
+[]
+['elsewhere_not_throttled_globally']
 ['squeezed_throttled']
 []
 ['node_mode_no_immediate', 'node_mode_no_writepage']
 []
 squeezed elsewhere"
 [ "$out" = "$want" ] && pass bound_elsewhere_node_claim || bad bound_elsewhere_node_claim "$(tr '\n' '|' <<<"$out")"
+# bound-alone's node-domain claims (series patch 9), on the metrics of its runs: the
+# writer is held off its node limit (the median call at most 0.9 of the way from the
+# node freerun ceiling to the limit, and no call at the limit).  A run of the series
+# before patch 9 (0.947, 7 calls at the limit) fails both, a run with it (0.806, none)
+# passes, and mode off does not apply them.
+out=$($py - workloads/scenarios/bound-alone.sh <<'PY'
+import sys; sys.path.insert(0, "launch"); import collect, scenario
+sc = scenario.load(sys.argv[1])
+names = ("node_mode_off_limit", "node_mode_never_at_limit")
+def bad(pos, at, mode):
+    m = {"trace": {"throttle": {"node_position_p50": pos, "node_dirty_at_limit_calls": at}}}
+    r = collect.evaluate([c for c in sc.checks if c.name in names], m, {"mode": mode, "kernel": "patched"})
+    return sorted(c["name"] for c in r if collect.unexpected(c))
+print(len([c for c in sc.checks if c.name in names]))
+print(bad(0.947177, 7, "node"))
+print(bad(0.805618, 0, "node"))
+print(bad(0.947177, 7, "off"))
+PY
+)
+want="2
+['node_mode_never_at_limit', 'node_mode_off_limit']
+[]
+[]"
+[ "$out" = "$want" ] && pass bound_alone_node_held_off_limit || bad bound_alone_node_held_off_limit "$(tr '\n' '|' <<<"$out")"
 # TRACE_TASKS names what dpanalyze --task takes, or the scenario is bad input
 i=0
 for v in '"a b c d e f g h i"' '"toolongname-16ch"' '"x x"' '"a/b"'; do

@@ -59,13 +59,22 @@ workload() {
 #CHECK# node1_never_lowered    trace.pressure.node1.fast_down == 0 when trace.meta.has_dirty_pressure_event == 1
 #CHECK# elsewhere_on_node1     guest.elsewhere_pagecache_node1_pages > 0
 # Node mode's claim for a task bound elsewhere: node 0's squeeze does not
-# throttle it (no pause), while node 0's own writer is throttled against its
-# node (it paused).  That bench: in node mode node 1's writer entered
+# throttle it, while node 0's own writer is throttled against its node (it
+# paused).  The squeeze reaches a task bound elsewhere only through the
+# global limits (node mode weighs node 0's pressure into them), so the claim
+# is that it never paused while its own node domain was under its freerun
+# ceiling: its own node's domain may throttle it when node 1 itself fills.
+# 2026-12-05 bench: in node mode node 1's writer entered
 # balance_dirty_pages() 0 times in 5 of 5 runs, node 0's 1,781..1,907 times
 # (127..188 pauses); in global node 1's writer entered 538..1,442 times and
-# paused 159..914; in off nobody paused (dirty_ratio 60).
+# paused 159..914; in off nobody paused (dirty_ratio 60).  With series patch
+# 9 (a node domain throttles at its nodes' writeout rate), node 1's writer
+# paused in 2 of 5 runs, 7 and 4 times, each with node 1 over its own
+# ceiling; the
+# patch's first form, which applied that rate under the ceiling too, paused
+# it 18-27 times in 5 of 5, 7-19 of them under it (this check FAILed 5 of 5).
 #CHECK# squeezed_throttled      trace.balance_dirty_pages.task.squeezed.pauses > 0 if mode=node
-#CHECK# elsewhere_never_paused  trace.balance_dirty_pages.task.elsewhere.pauses == 0 if mode=node
+#CHECK# elsewhere_not_throttled_globally trace.balance_dirty_pages.task.elsewhere.pauses_under_node_ceiling == 0 if mode=node
 # The node domain's claim for the squeezed writer (patch 7): reclaim on node
 # 0 neither calls writepage on, nor rotates, its dirty pages; at most 1% of
 # the 1 GiB it writes (2,560 pages).  The node domain's floor was once the
