@@ -41,7 +41,7 @@ BIN      := build/bin
 DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 qemu-utils libnuma-dev numactl trace-cmd \
 	kernelshark libkshark-dev libtracecmd-dev libtraceevent-dev libtracefs-dev gnuplot-nox \
 	ccache flex bison bc libelf-dev libssl-dev dwarves e2fsprogs xfsprogs fio stress-ng fsmark \
-	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind gcc make pkg-config bc python3-ply python3-git \
+	xz-utils cpio kmod jq python3 xvfb xauth x11-utils imagemagick libjson-c-dev valgrind strace gcc make pkg-config bc python3-ply python3-git \
 	slurm-wlm munge
 # (linux-source-6.12: KVER=6.12 and KVERS=6.1,6.12; slurm-wlm and munge: ENGINE=slurm, and the
 # one-node cluster its tests start: launch/slurm-local.sh)

@@ -353,71 +353,107 @@ static int resident(char *base, uint64_t first, uint64_t i,
 	return v & 1;
 }
 
-void placement_query(void *base, uint64_t npages, int is_file,
-		     struct placement *p)
+/* The QUERY_CHUNK samples of one group: pages 0, stride, 2 * stride, ... of
+ * the span pages at base.  vec (span / stride * stride bytes) is mincore()'s. */
+static void query_group(char *base, uint64_t span, int is_file,
+			unsigned char *vec, struct placement *p)
 {
 	void *pages[QUERY_CHUNK];
 	int status[QUERY_CHUNK];
-	unsigned char *vec;
-	uint64_t i = 0, ps = (uint64_t)numa.page_size;
+	uint64_t i, ps = (uint64_t)numa.page_size;
+	unsigned k = 0;
+	int bulk_ok;
 
+	/* one mincore() per group: a syscall per page is slow under TCG for
+	 * a file of a few GiB */
+	bulk_ok = vec && mincore(base, (size_t)(span * ps), vec) == 0;
+	/* the group is QUERY_CHUNK samples, resident or not: vec covers
+	 * exactly that span */
+	for (i = 0; i < span; i += p->stride) {
+		char *a = base + i * ps;
+		int r = resident(base, 0, i, vec, bulk_ok);
+
+		p->sampled++;
+		if (r < 0) {
+			p->other++;
+			continue;
+		}
+		if (!r) {
+			p->absent++;
+			continue;
+		}
+		/* map a cached page into our page tables without reading
+		 * anything from disk: move_pages() only sees mapped pages */
+		if (is_file)
+			(void)*(volatile char *)a;
+		pages[k++] = a;
+	}
+	if (!k)
+		return;
+	if (!numa.available ||
+	    numa_move_pages(0, k, pages, NULL, status, 0) < 0) {
+		/* no NUMA: everything resident is on node 0 */
+		p->counts[0] += k;
+		return;
+	}
+	for (unsigned j = 0; j < k; j++) {
+		if (status[j] >= 0 && status[j] < numa.nnodes)
+			p->counts[status[j]]++;
+		else if (status[j] == -ENOENT)
+			p->absent++;
+		else
+			p->other++;
+	}
+}
+
+static unsigned char *placement_start(uint64_t npages, struct placement *p)
+{
 	memset(p->counts, 0, sizeof(*p->counts) * (size_t)numa.nnodes);
 	p->absent = p->other = p->sampled = 0;
 	p->stride = npages > QUERY_MAX ? (npages + QUERY_MAX - 1) / QUERY_MAX
 				       : 1;
-	vec = malloc(QUERY_CHUNK * p->stride);
-	while (i < npages) {
-		uint64_t first = i, span = QUERY_CHUNK * p->stride;
-		unsigned k = 0;
-		int bulk_ok;
+	return malloc(QUERY_CHUNK * p->stride);
+}
 
+void placement_query(void *base, uint64_t npages, int is_file,
+		     struct placement *p)
+{
+	unsigned char *vec = placement_start(npages, p);
+	uint64_t first, span, ps = (uint64_t)numa.page_size;
+
+	for (first = 0; first < npages; first += span) {
+		span = QUERY_CHUNK * p->stride;
 		if (span > npages - first)
 			span = npages - first;
-		/* one mincore() per group: a syscall per page is slow under
-		 * TCG for a file of a few GiB */
-		bulk_ok = vec && mincore((char *)base + first * ps,
-					 (size_t)(span * ps), vec) == 0;
-		/* the group is QUERY_CHUNK samples, resident or not: vec
-		 * covers exactly that span */
-		for (unsigned g = 0; g < QUERY_CHUNK && i < npages;
-		     g++, i += p->stride) {
-			char *a = (char *)base + i * ps;
-			int r = resident(base, first, i, vec, bulk_ok);
-
-			p->sampled++;
-			if (r < 0) {
-				p->other++;
-				continue;
-			}
-			if (!r) {
-				p->absent++;
-				continue;
-			}
-			/* map a cached page into our page tables without
-			 * reading anything from disk: move_pages() only sees
-			 * mapped pages */
-			if (is_file)
-				(void)*(volatile char *)a;
-			pages[k++] = a;
-		}
-		if (!k)
-			continue;
-		if (!numa.available ||
-		    numa_move_pages(0, k, pages, NULL, status, 0) < 0) {
-			/* no NUMA: everything resident is on node 0 */
-			p->counts[0] += k;
-			continue;
-		}
-		for (unsigned j = 0; j < k; j++) {
-			if (status[j] >= 0 && status[j] < numa.nnodes)
-				p->counts[status[j]]++;
-			else if (status[j] == -ENOENT)
-				p->absent++;
-			else
-				p->other++;
-		}
+		query_group((char *)base + first * ps, span, is_file, vec, p);
 	}
 	free(vec);
+}
+
+int placement_query_fd(int fd, uint64_t bytes, struct placement *p)
+{
+	uint64_t npages = pages_of(bytes), first, span;
+	uint64_t ps = (uint64_t)numa.page_size;
+	unsigned char *vec = placement_start(npages, p);
+	int ret = 0;
+
+	for (first = 0; first < npages; first += span) {
+		void *map;
+
+		span = QUERY_CHUNK * p->stride;
+		if (span > npages - first)
+			span = npages - first;
+		map = mmap(NULL, (size_t)(span * ps), PROT_READ, MAP_SHARED, fd,
+			   (off_t)(first * ps));
+		if (map == MAP_FAILED) {
+			ret = -errno;
+			break;
+		}
+		query_group(map, span, 1, vec, p);
+		munmap(map, (size_t)(span * ps));
+	}
+	free(vec);
+	return ret;
 }
 
 /* ---- JSON ---- */

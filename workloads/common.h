@@ -103,6 +103,12 @@ struct placement {
 };
 void placement_query(void *base, uint64_t npages, int is_file,
 		     struct placement *p);
+/* The same for the first bytes of the file open at fd, mapped one group of
+ * samples at a time (at most QUERY_CHUNK * stride pages, 4 MiB unsampled):
+ * a whole file mapped and touched at once keeps its cached pages referenced,
+ * so reclaim on their node skips them (FOLIOREF_KEEP) and scans on into the
+ * dirty ones.  0, or -errno of the mmap() that failed (counts so far kept). */
+int placement_query_fd(int fd, uint64_t bytes, struct placement *p);
 
 /* ---- JSON report, flat; written to <path>.tmp.<pid> then renamed ---- */
 struct json {

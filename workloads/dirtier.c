@@ -550,15 +550,8 @@ static void write_file(const struct cfg *c, FILE *latlog, struct result *r)
 		sleep_until_ns((uint64_t)(tat - tau));
 	r->t_end = now_ns();
 
-	if (r->bytes) {
-		void *map = mmap(NULL, r->bytes, PROT_READ, MAP_SHARED, fd, 0);
-
-		if (map != MAP_FAILED) {
-			placement_query(map, pages_of(r->bytes), 1, &r->pc);
-			r->placed = 1;
-			munmap(map, r->bytes);
-		}
-	}
+	if (r->bytes && placement_query_fd(fd, r->bytes, &r->pc) == 0)
+		r->placed = 1;
 	if (!stopped && (c->fsync_mode == FS_END || c->verify) &&
 	    mark < r->written_end) {
 		if ((e = timed_fsync(fd, r))) {
