@@ -43,23 +43,28 @@ static long long gcd(long long a, long long b)
 	return a;
 }
 
+/*
+ * A node domain under its freerun ceiling does not throttle (series patch 9):
+ * a pause taken there came from the global (or memcg) domain.
+ */
+static int under_node_ceiling(const struct pauses *p, const struct tep_record *r)
+{
+	long long dirty, freerun, limit;
+
+	return !read_field(p->node_dirty, r, &dirty) &&
+	       !read_field(p->node_freerun, r, &freerun) &&
+	       !read_field(p->node_limit, r, &limit) && limit > 0 && dirty <= freerun;
+}
+
 static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, double t, int pid)
 {
 	struct pauses *p = analysis;
-	long long pause, paused, ndirty, nfree, nlimit;
-	int under_ceiling;
+	long long pause, paused;
 
 	(void)t;
 	if (read_field(p->pause, r, &pause) || read_field(p->paused, r, &paused))
 		return;
 	p->calls++;
-	/*
-	 * A node domain under its freerun ceiling does not throttle: such a pause
-	 * came from the global (or memcg) domain.
-	 */
-	under_ceiling = !read_field(p->node_dirty, r, &ndirty) &&
-			!read_field(p->node_freerun, r, &nfree) &&
-			!read_field(p->node_limit, r, &nlimit) && nlimit > 0 && ndirty <= nfree;
 	if (p->ntasks) {
 		const char *comm = tep_data_comm_from_pid(p->ctx->tep, pid);
 
@@ -71,7 +76,7 @@ static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, d
 			task->calls++;
 			if (pause > 0) {
 				task->pauses++;
-				task->pauses_under_node_ceiling += under_ceiling;
+				task->pauses_under_node_ceiling += under_node_ceiling(p, r);
 				if (pause > task->pause_max_ms)
 					task->pause_max_ms = pause;
 			}

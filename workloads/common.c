@@ -338,23 +338,23 @@ uint64_t pages_of(uint64_t bytes)
 #define QUERY_MAX (1u << 20)	/* pages queried at most; beyond: sample */
 #define QUERY_CHUNK 1024u
 
-/* mincore() for page i of a group starting at page first: one call for the
- * whole span when it works, page by page when the span has holes. */
-static int resident(char *base, uint64_t first, uint64_t i,
-		    const unsigned char *vec, int bulk_ok)
+/* mincore() for page i of a group at base: one call for the whole span when
+ * it works, page by page when the span has holes. */
+static int resident(char *base, uint64_t i, const unsigned char *vec,
+		    int bulk_ok)
 {
 	unsigned char v;
 	char *a = base + i * (uint64_t)numa.page_size;
 
 	if (bulk_ok)
-		return vec[i - first] & 1;
+		return vec[i] & 1;
 	if (mincore(a, (size_t)numa.page_size, &v) < 0)
 		return -1;
 	return v & 1;
 }
 
-/* The QUERY_CHUNK samples of one group: pages 0, stride, 2 * stride, ... of
- * the span pages at base.  vec (span / stride * stride bytes) is mincore()'s. */
+/* The samples of one group: pages 0, stride, 2 * stride, ... of the span
+ * pages at base.  vec (group_span() bytes at most) is mincore()'s. */
 static void query_group(char *base, uint64_t span, int is_file,
 			unsigned char *vec, struct placement *p)
 {
@@ -371,7 +371,7 @@ static void query_group(char *base, uint64_t span, int is_file,
 	 * exactly that span */
 	for (i = 0; i < span; i += p->stride) {
 		char *a = base + i * ps;
-		int r = resident(base, 0, i, vec, bulk_ok);
+		int r = resident(base, i, vec, bulk_ok);
 
 		p->sampled++;
 		if (r < 0) {
@@ -415,6 +415,15 @@ static unsigned char *placement_start(uint64_t npages, struct placement *p)
 	return malloc(QUERY_CHUNK * p->stride);
 }
 
+/* Pages in the group that starts at page first: QUERY_CHUNK samples */
+static uint64_t group_span(const struct placement *p, uint64_t npages,
+			   uint64_t first)
+{
+	uint64_t span = QUERY_CHUNK * p->stride;
+
+	return span < npages - first ? span : npages - first;
+}
+
 void placement_query(void *base, uint64_t npages, int is_file,
 		     struct placement *p)
 {
@@ -422,9 +431,7 @@ void placement_query(void *base, uint64_t npages, int is_file,
 	uint64_t first, span, ps = (uint64_t)numa.page_size;
 
 	for (first = 0; first < npages; first += span) {
-		span = QUERY_CHUNK * p->stride;
-		if (span > npages - first)
-			span = npages - first;
+		span = group_span(p, npages, first);
 		query_group((char *)base + first * ps, span, is_file, vec, p);
 	}
 	free(vec);
@@ -440,9 +447,7 @@ int placement_query_fd(int fd, uint64_t bytes, struct placement *p)
 	for (first = 0; first < npages; first += span) {
 		void *map;
 
-		span = QUERY_CHUNK * p->stride;
-		if (span > npages - first)
-			span = npages - first;
+		span = group_span(p, npages, first);
 		map = mmap(NULL, (size_t)(span * ps), PROT_READ, MAP_SHARED, fd,
 			   (off_t)(first * ps));
 		if (map == MAP_FAILED) {
