@@ -234,10 +234,18 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 				p="$p, \"$b\" using (column(\"time_s\")):(column(\"pos_ratio\") / 1024.0) pt 6 ps 0.6 lc rgb \"#d62728\" title \"pos_ratio (traced)\""
 			fi
 			echo "$p"
-			echo "set title \"task_ratelimit against dirty_ratelimit\""
+			# series v2 (patch 9): a call its node domain throttled traces the
+			# node domain's rate as dirty_ratelimit, not the device's estimate
+			if col "$b" node_limit; then
+				echo "set title \"task_ratelimit against the rate it was throttled at (traced dirty_ratelimit: the node domain's rate where it was the stricter)\""
+				rl="dirty_ratelimit (traced)"
+			else
+				echo "set title \"task_ratelimit against dirty_ratelimit\""
+				rl="dirty_ratelimit"
+			fi
 			echo "set ylabel \"MB/s (1 MB = 1024 kB)\""
 			echo "plot \"$b\" using (column(\"time_s\")):(column(\"task_ratelimit\") / 1024.0) pt 7 ps 0.5 lc rgb \"#1f77b4\" title \"task_ratelimit\", \\"
-			echo "     \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") / 1024.0) pt 5 ps 0.5 lc rgb \"#2ca02c\" title \"dirty_ratelimit\""
+			echo "     \"$b\" using (column(\"time_s\")):(column(\"dirty_ratelimit\") / 1024.0) pt 5 ps 0.5 lc rgb \"#2ca02c\" title \"$rl\""
 		fi
 		if [ -n "$nm$node_pids" ]; then
 			if [ -z "$nm" ]; then

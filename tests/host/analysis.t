@@ -440,7 +440,8 @@ PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/v2" >/dev/null 2>&1; rc=$?
 	grep -q "node limit" "$t/v2/plots/throttle.png.gp" && grep -q "node dirty+writeback" "$t/v2/plots/throttle.png.gp"
 check plots-node-domain-from-trace $? "exit $rc: $(file -b "$t/v2/plots/throttle.png" | cut -d, -f1-2), no node domain panel without the sampler"
 # with the guest's node sampler (placed by trace.first_ts_s) throttle.png gets a third panel;
-# the labels say whether the freerun line is what the throttle used (v2 fields) or not
+# the labels say whether the freerun line is what the throttle used (v2 fields) or not, and
+# (series patch 9) that a node-throttled call's dirty_ratelimit is the node domain's rate
 awk -v f="$(jv .trace.first_ts_s "$m2")" 'BEGIN { print "t_s\tdirty_kb\twriteback_kb\tnode0_dirty_kb\tnode0_writeback_kb"
 	for (t = 0; t < 20; t += 0.5) printf "%.2f\t%d\t%d\t%d\t%d\n", f + t, 9000, 3000, 8000, 2500 }' >"$t/v2/nodemem.tsv"
 PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/v2" >/dev/null 2>&1; rc=$?
@@ -450,7 +451,9 @@ PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/o" >/dev/null 2>&1
 	grep -q "freerun the throttle compared against" "$t/v2/plots/dirty.png.gp" &&
 	! grep -q "not what the throttle used" "$t/v2/plots/dirty.png.gp" &&
 	grep -q "(bg+thresh)/2 stock, not what the throttle used" "$t/o/plots/dirty.png.gp" &&
-	! grep -q "pos_ratio" "$t/o/plots/throttle.png.gp"
+	! grep -q "pos_ratio" "$t/o/plots/throttle.png.gp" &&
+	grep -q "the rate it was throttled at" "$t/v2/plots/throttle.png.gp" &&
+	grep -q "task_ratelimit against dirty_ratelimit" "$t/o/plots/throttle.png.gp"
 check plots-throttle-fields $? "exit $rc: throttle.png or the labels do not follow the trace's fields"
 "$bin/dpanalyze" "$t/stock.dat" --out "$t/sp" >/dev/null 2>&1
 "$top/analysis/plots.sh" "$t/sp" >/dev/null 2>&1; rc=$?
