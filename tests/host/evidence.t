@@ -125,7 +125,7 @@ chk && pass cover_suffix_matches || bad cover_suffix_matches "$(head -2 "$tmp/ou
 fresh; LINE=$(line_of $cover "  off     578,548"); sub $cover "2,031,246" "2.04M"
 expect cover_suffix "patches/0000-cover-letter.patch:$LINE: 2.04M not in docs/evidence.md"
 # a median before its (min..max) is checked; a plain set-up integer is not
-fresh; LINE=$(line_of $cover "(immediate reclaim 0 (0..0))"); sub $cover "reclaim 0 (0..0)" "reclaim 117 (0..0)"
+fresh; LINE=$(line_of $cover "node 0 (0..0) (p 0.0079: better)"); sub $cover "node 0 (0..0)" "node 117 (0..0)"
 expect cover_median_of_range "patches/0000-cover-letter.patch:$LINE: 117 not in docs/evidence.md"
 fresh; LINE=$(line_of $cover "writes 1200 MiB, alone"); sub $cover "1200 MiB" "1300 MiB"
 chk && pass cover_setup_not_checked || bad cover_setup_not_checked "$(head -2 "$tmp/out")"
