@@ -1,26 +1,27 @@
-# write-errors: the disk fails writes for a while in the middle of a run. A
-# dirtier (fsync every 32 MiB, --on-error continue) outruns a 4 MiB/s disk
+# write-errors: the disk fails writes for a while in the middle of a run.
+# A dirtier (fsync every 32 MiB, --on-error continue) outruns a 4 MiB/s disk
 # under 16 MiB dirty limits, so balance_dirty_pages() throttles it.  After 3 s
 # the dirty pressure is pulled down to 512 (debugfs, the 2010 diagnosis
 # interface: the soft limits shrink, the writer is held harder) and
 # fail_make_request fails up to FAULTS of the writer's own bios for at most
-# WINDOW_S seconds from the first one it fails, then stops.  Only the writer's
-# bios fail (task filter): the data its fsync() writes.  Failing every bio on
-# the disk also fails ext4's journal writes; the journal aborts and the
-# filesystem goes read-only.  A writer that stops at its first error is fine
-# then; one that goes on writes into the page cache (delalloc needs no journal
-# handle) pages that can never be cleaned, and is held at ~1 MB/s for good
-# (seen on 6.1.192: the guest hung at the 240 s timeout).  The writer's fsync()
-# bios are few and large: FAULTS is a budget, 1-3 of them fail in a run.
+# WINDOW_S seconds from the first one it fails, then stops.  Only the
+# writer's bios fail (task filter): the data its fsync() writes.  Failing
+# every bio on the disk also fails ext4's journal writes; the journal aborts
+# and the filesystem goes read-only.  A writer that stops at its first
+# error is fine then; one that goes on writes into the page cache (delalloc
+# needs no journal handle) pages that can never be cleaned, and is held at
+# ~1 MB/s for good (seen on 6.1.192: the guest hung at the 240 s timeout).
+# The writer's fsync() bios are few and large: FAULTS is a budget, 1-3 of
+# them fail in a run.
 #
 # The writer must be told (EIO from fsync, error_errno 5), nobody may be held
 # in balance_dirty_pages() for a second, the run must finish, a fresh writer
-# afterwards must succeed, no dirty pages may be left behind, and the pressure
-# must climb back to 1024 (recovery sped up to 100 steps/s).  Every block an
-# fsync() confirmed is reread (data_intact, scope synced); the intervals whose
-# fsync() failed are excluded, and that they really lost blocks
-# (lost_blocks_real) shows the errors reached the disk and that the verifier
-# would see a loss.
+# afterwards must succeed, no dirty pages may be left behind, and the
+# pressure must climb back to 1024 (recovery sped up to 100 steps/s).  Every
+# block an fsync() confirmed is reread (data_intact, scope synced); the
+# intervals whose fsync() failed are excluded, and that they really lost
+# blocks (lost_blocks_real) shows the errors reached the disk and that the
+# verifier would see a loss.
 CLAIM="write errors reach the writer, hang no one, lose nothing fsync() confirmed, and the pressure recovers"
 TOPOLOGIES="2node-asym"
 DISK_WRITE_BPS=4M
@@ -48,11 +49,10 @@ workload() {
 	# were armed, waited 5.7 s on bios submitted before them, and no bio
 	# failed.  So the window opens at the first failure and lasts WINDOW_S;
 	# until then it waits up to FIRST_FAULT_S (past the next fsync()).
-	t0=$(uptime_s)
-	end=$(echo "$t0 + $FIRST_FAULT_S" | bc)
+	end=$(echo "$(uptime_s) + $FIRST_FAULT_S" | bc)
 	opened=0
-	while [ "$(echo "$(uptime_s) < $end" | bc)" = 1 ] && [ "$(cat $FI/times)" -gt 0 ]; do
-		if [ $opened = 0 ] && [ "$(cat $FI/times)" -lt "$FAULTS" ]; then
+	while left=$(cat $FI/times) && [ "$left" -gt 0 ] && [ "$(echo "$(uptime_s) < $end" | bc)" = 1 ]; do
+		if [ $opened = 0 ] && [ "$left" -lt "$FAULTS" ]; then
 			opened=1
 			end=$(echo "$(uptime_s) + $WINDOW_S" | bc)
 		fi
