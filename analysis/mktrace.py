@@ -300,7 +300,7 @@ def simulate(args):
              "kswapd_write_pages": 0, "kswapd_write_node0_pages": 0, "kswapd_write_node1_pages": 0,
              "kswapd_meta_pages": 0, "block_write_pages": 0,
              "pos_ratio": [], "node_domain_calls": 0, "node_dirty_at_limit_calls": 0,
-             "node_position": [],
+             "node_position": [], "node_calls": [],
              "freerun_min": None}
     sector = [0]
 
@@ -345,6 +345,8 @@ def simulate(args):
                 truth["node_dirty_at_limit_calls"] += 1 if nodedom and ndirty >= 12000 else 0
                 if nodedom and ndirty > 6000:
                     truth["node_position"].append((ndirty - 6000) / 6000)
+                if nodedom:
+                    truth["node_calls"].append((ndirty - 6000) / 6000)
                 truth["freerun_min"] = free if truth["freerun_min"] is None else min(truth["freerun_min"], free)
             next_bdp = t + max(pause, 5) / 1000.0 * (1 + rnd.random()) / args.scale
             dirty += 300
@@ -463,6 +465,14 @@ def simulate(args):
         truth["node_position_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
     truth["node_throttled_calls"] = len(truth["node_position"])
     del truth["node_position"]
+    # the second half of the node domain's calls, in time order: where it
+    # held the task once the rates had settled
+    calls = truth.pop("node_calls")
+    late = calls[len(calls) // 2:]
+    truth["node_dirty_at_limit_late_calls"] = sum(1 for x in late if x >= 1)
+    lp = sorted(x for x in late if x > 0)
+    if lp:
+        truth["node_position_late_p50"] = lp[max(1, -(-len(lp) * 50 // 100)) - 1]
     comms = [(100, "dd"), (30, "kswapd0"), (31, "kswapd1"), (50, "kworker/u4:1"), (200, "hog")]
     return list(byname.values()), streams, comms, truth
 

@@ -16,6 +16,8 @@ struct throttle {
 
 	unsigned long calls;
 	struct samples task_to_dirty_ratelimit, pos_ratios, dirty_to_setpoint, node_positions;
+	/* every node domain call's (dirty - freerun) / (limit - freerun), in time order */
+	struct samples node_calls;
 	double dirty_ratelimit_min, dirty_ratelimit_max;
 	unsigned long dirty_ratelimit_samples;
 	double freerun_min, freerun_last;
@@ -69,9 +71,14 @@ static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, d
 		 * pressure 1024).  Only calls above the ceiling: below it the node
 		 * domain let the task run.
 		 */
-		if (!read_field(th->node_freerun, r, &nfree) && dirty > nfree && limit > nfree)
-			samples_push(&th->node_positions,
-				     (double)(dirty - nfree) / (double)(limit - nfree));
+		if (!read_field(th->node_freerun, r, &nfree) && limit > nfree) {
+			double pos = (double)(dirty - nfree) / (double)(limit - nfree);
+
+			if (dirty > nfree)
+				samples_push(&th->node_positions, pos);
+			/* 1 or more: at the limit, as counted above */
+			samples_push(&th->node_calls, pos);
+		}
 	}
 }
 
@@ -108,6 +115,42 @@ static void emit_spread(json_object *o, const char *prefix, struct samples *s)
 	json_set(o, key, json_number(percentile(s, 50)));
 	snprintf(key, sizeof(key), "%s_max", prefix);
 	json_set(o, key, json_number(s->values[s->count - 1]));
+}
+
+/*
+ * The node domain once its rates settled: the second half of its calls in
+ * time order (as dirty_to_setpoint_late_p50 is the global domain's).  Mode
+ * node's rates start from the device's 100 MiB/s and take seconds to come
+ * down to the node's writeout, so calls at the node limit while they do
+ * are the start's, not the balance's.
+ */
+static void node_domain_late(json_object *metrics, json_object *out, const struct samples *calls)
+{
+	size_t half = calls->count / 2, i, at_limit = 0;
+	struct samples above = { 0 };
+
+	if (calls->count < 2) {
+		unmeasurable(metrics, "throttle.node_position_late_p50",
+			     "fewer than 2 balance_dirty_pages calls with a node domain");
+		unmeasurable(metrics, "throttle.node_dirty_at_limit_late_calls",
+			     "fewer than 2 balance_dirty_pages calls with a node domain");
+		return;
+	}
+	for (i = half; i < calls->count; i++) {
+		if (calls->values[i] >= 1.0)
+			at_limit++;
+		if (calls->values[i] > 0.0)
+			samples_push(&above, calls->values[i]);
+	}
+	json_set(out, "node_dirty_at_limit_late_calls", json_number((double)at_limit));
+	if (above.count) {
+		samples_sort(&above);
+		json_set(out, "node_position_late_p50", json_number(percentile(&above, 50)));
+	} else {
+		unmeasurable(metrics, "throttle.node_position_late_p50",
+			     "no late balance_dirty_pages call above a node domain's freerun ceiling");
+	}
+	free(above.values);
 }
 
 static void throttle_emit(void *analysis, json_object *metrics, double duration)
@@ -178,6 +221,7 @@ static void throttle_emit(void *analysis, json_object *metrics, double duration)
 			unmeasurable(metrics, "throttle.node_position_p50",
 				     "no balance_dirty_pages call above a node domain's freerun ceiling");
 		}
+		node_domain_late(metrics, out, &th->node_calls);
 	} else {
 		unmeasurable(metrics, "throttle.node_domain_calls",
 			     "balance_dirty_pages has no node_dirty/node_limit fields (kernel before series v2)");
@@ -192,6 +236,7 @@ static void throttle_destroy(void *analysis)
 	free(th->pos_ratios.values);
 	free(th->dirty_to_setpoint.values);
 	free(th->node_positions.values);
+	free(th->node_calls.values);
 	free(th);
 }
 

@@ -169,11 +169,11 @@ want=$(trace-cmd report "$t/v2.dat" 2>/dev/null |
 		if ($0 ~ / F?W[FAS]*M? / && $0 !~ / F?W[FAS]*M /) p += n / 8 } END { print p + 0 }')
 got=$(jv .metrics.reclaim.kswapd_write.pages "$m2")
 [ "$got" = "$want" ]; check kswapd-write-vs-report $? "got '$got', trace-cmd report gives '$want'"
-got=$(jv '.metrics.throttle | [.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min_pages, .node_dirty_at_limit_calls, .node_throttled_calls, .node_position_p50] | map(tostring) | join(" ")' "$m2")
-want=$(jv '[.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min, .node_dirty_at_limit_calls, .node_throttled_calls, .node_position_p50] | map(tostring) | join(" ")' "$t/v2truth.json")
+got=$(jv '.metrics.throttle | [.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min_pages, .node_dirty_at_limit_calls, .node_throttled_calls, .node_position_p50, .node_dirty_at_limit_late_calls, .node_position_late_p50] | map(tostring) | join(" ")' "$m2")
+want=$(jv '[.pos_ratio_min, .pos_ratio_p50, .pos_ratio_max, .node_domain_calls, .freerun_min, .node_dirty_at_limit_calls, .node_throttled_calls, .node_position_p50, .node_dirty_at_limit_late_calls, .node_position_late_p50] | map(tostring) | join(" ")' "$t/v2truth.json")
 # dpanalyze prints 6 significant digits: compare at that precision
-got=$(echo "$got" | awk '{ printf "%.4f %.4f %.4f %d %d %d %d %.4f", $1, $2, $3, $4, $5, $6, $7, $8 }')
-want=$(echo "$want" | awk '{ printf "%.4f %.4f %.4f %d %d %d %d %.4f", $1, $2, $3, $4, $5, $6, $7, $8 }')
+got=$(echo "$got" | awk '{ printf "%.4f %.4f %.4f %d %d %d %d %.4f %s %.4f", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }')
+want=$(echo "$want" | awk '{ printf "%.4f %.4f %.4f %d %d %d %d %.4f %s %.4f", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }')
 [ "$got" = "$want" ]; check truth-throttle-v2-fields $? "got '$got', truth '$want'"
 got=$(jv '.trace | "\(.has_throttle_fields) \(.has_global_freerun_field) \(.has_node_domain_fields)"' "$m2")
 old=$(jv '.trace | "\(.has_throttle_fields) \(.has_global_freerun_field) \(.has_node_domain_fields)"' "$m")
