@@ -167,6 +167,10 @@ METRICS = [
     # where a node domain held its task: 0 its freerun ceiling, 1 its limit (series patch 9)
     ("node_position", "node domain position (median call)", "trace.throttle.node_position_p50",
      lambda m: _get(m, "trace.throttle.node_position_p50")),
+    # the same over the second half of its calls, once the node's rates settled
+    ("node_position_late", "node domain position, settled (median late call)",
+     "trace.throttle.node_position_late_p50",
+     lambda m: _get(m, "trace.throttle.node_position_late_p50")),
     ("write_p99", "write() p99 (ms)", "largest workloads.*.write_lat_p99_us / 1000", write_p99_ms),
     # bound-elsewhere: the writer bound to the other node, the bystander of the squeeze
     ("bystander_MiBps", "bystander writer (MiB/s)", "guest.elsewhere_MiBps",
@@ -202,6 +206,7 @@ BETTER = {"file_pageout": "lower", "immediate_reclaim": "lower", "reclaim_wb": "
           "hog_alloc_p99": "lower", "reclaim_throttle": "lower", "kswapd_cpu": "lower",
           "write_p99": "lower", "bystander_MiBps": "higher",
           "throughput": "higher", "pause_p99": "lower", "node_position": "lower",
+          "node_position_late": "lower",
           "files_per_s": "higher",
           "ns_per_page": "lower", "pages_per_s": "higher", "pages_per_bdp": "higher",
           "loop_ns_per_page": "lower",
