@@ -14,6 +14,10 @@
 # 0 are counted as in bound-alone; throughput is compared in make bench.
 CLAIM="four writers bound to a small node balance near its node setpoint, as one does, and reclaim meets none of their pages (mode node)"
 TOPOLOGIES="2node-asym"
+# The claims are mode node's, and so is the smoke cut's cell (make test);
+# bound-alone has mode off's reclaim, and `make bench MODES=off,node` runs
+# both here (docs/matrix/bench-2026-12-07-balanced-rate).
+MODES="node"
 SYSCTL="vm.dirty_ratio=60 vm.dirty_background_ratio=10"
 EVENTS="block:block_bio_queue"
 # bound-alone's disk: a slow device's queue, clearly slower than the writers
