@@ -339,6 +339,18 @@ def simulate(args):
                  paused=paused, pause=pause, period=pause + 5, think=3,
                  freerun=free, pos_ratio=pos, node_dirty=ndirty,
                  node_freerun=6000 if nodedom else 0, node_limit=12000 if nodedom else 0)
+            # --node-writers N[:D]: N - 1 more bound writers (pids 101...), the
+            # same call each, spread over D node domains (domain d's limits
+            # 1 + d times the first's); not in the truth, which is pid 100's
+            for k in range(1, getattr(args, "writers", 1)):
+                f = 1 + k % getattr(args, "domains", 1)
+                emit(t + k * 1e-4, 0, 100 + k, "balance_dirty_pages", bdi="254:0", limit=60000,
+                     setpoint=40000, dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
+                     dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
+                     paused=paused, pause=pause, period=pause + 5, think=3,
+                     freerun=free, pos_ratio=pos, node_dirty=ndirty * f,
+                     node_freerun=6000 * f if nodedom else 0,
+                     node_limit=12000 * f if nodedom else 0)
             if args.v2:
                 truth["pos_ratio"].append(pos / 1024)
                 truth["node_domain_calls"] += 1 if nodedom else 0
@@ -619,9 +631,18 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--truth")
+    ap.add_argument("--node-writers", default="1",
+                    help="N[:D]: N bound writers over D node domains (v2 fields; default 1)")
     a = ap.parse_args()
     if a.seconds <= 0 or a.scale <= 0:
         sys.exit("mktrace: --seconds and --scale must be positive")
+    try:
+        n, _, d = a.node_writers.partition(":")
+        a.writers, a.domains = int(n), int(d or 1)
+    except ValueError:
+        a.writers = 0
+    if a.writers < 1 or not 1 <= a.domains <= a.writers:
+        sys.exit("mktrace: --node-writers wants N[:D] with 1 <= D <= N")
     evs, streams, comms, truth = simulate(a)
     write_dat(a.out, evs, streams, comms)
     if a.truth:

@@ -200,10 +200,22 @@ nm=$out/nodemem.tsv
 # trace's node_* fields of balance_dirty_pages; its panel needs no sampler.
 # The tasks that had one (pids, up to 4): tasks bound to different nodes
 # have different domains, drawn one set each.
+# The bound tasks, grouped by node domain: one line per domain, its pids
+# joined by commas.  The trace names no node, so tasks whose mean node limit
+# is within 2% are taken to share one (four writers bound to one node have
+# the same limit at every call); at most four domains are drawn.
 node_pids=
 if has balance_dirty_pages && col "$tsv/balance_dirty_pages.tsv" node_limit; then
 	node_pids=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$c["node_limit"] > 0 && !seen[$c["pid"]]++ { print $c["pid"] }' "$tsv/balance_dirty_pages.tsv" | head -4)
+		$c["node_limit"] > 0 { n[$c["pid"]]++; s[$c["pid"]] += $c["node_limit"] }
+		END { for (p in n) printf "%s %.0f\n", p, s[p] / n[p] }' "$tsv/balance_dirty_pages.tsv" |
+		sort -k2,2n -k1,1n | awk '
+		NR == 1 || $2 > last * 1.02 { if (NR > 1) print grp; grp = $1; last = $2; next }
+		{ grp = grp "," $1 }
+		END { if (NR) print grp }' | awk -F, '{ n = split($0, p, ","); for (i = 1; i <= n; i++) q[i] = p[i]
+			# pids in numeric order within a domain
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j] + 0 < q[j - 1] + 0; j--) { x = q[j]; q[j] = q[j - 1]; q[j - 1] = x }
+			o = q[1]; for (i = 2; i <= n; i++) o = o "," q[i]; print o }' | sort -t, -k1,1n | head -4)
 fi
 if has balance_dirty_pages || [ -n "$nm" ]; then
 	panels=0
@@ -264,15 +276,19 @@ if has balance_dirty_pages || [ -n "$nm" ]; then
 				p="$p \"$nm\" using (column(\"t_s\") - $first):(column(\"${c}_writeback_kb\") / 1024.0) dt 2 title \"$c Writeback\","
 			done
 			if has balance_dirty_pages && col "$b" node_limit; then
-				npids=$(echo "$node_pids" | grep -c .)
+				ndoms=$(echo "$node_pids" | grep -c .)
 				shape=0
 				# domains of different sizes (a small node and a large one)
 				# on one axis: a log scale keeps each readable
-				[ "$npids" -gt 1 ] && echo "set logscale y" && echo "set yrange [*:*]"
-				for pid in $node_pids; do
-					sel="column(\"pid\") == $pid && column(\"node_limit\") > 0"
+				[ "$ndoms" -gt 1 ] && echo "set logscale y" && echo "set yrange [*:*]"
+				for pids in $node_pids; do
+					sel=$(echo "$pids" | sed 's/\([0-9][0-9]*\)/column("pid") == \1/g; s/,/ || /g')
+					sel="($sel) && column(\"node_limit\") > 0"
 					who=
-					[ "$npids" -gt 1 ] && who=", pid $pid"
+					case $pids in
+					*,*) who=", pids $pids" ;;
+					*) [ "$ndoms" -gt 1 ] && who=", pid $pids" ;;
+					esac
 					shape=$((shape + 1))
 					# pid by pid: freerun, limit, dirty colours
 					case $shape in

@@ -455,6 +455,25 @@ PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/o" >/dev/null 2>&1
 	grep -q "the rate it was throttled at" "$t/v2/plots/throttle.png.gp" &&
 	grep -q "task_ratelimit against dirty_ratelimit" "$t/o/plots/throttle.png.gp"
 check plots-throttle-fields $? "exit $rc: throttle.png or the labels do not follow the trace's fields"
+# bound-writers: four writers in one node domain are one series named by their pids, on a
+# linear axis (a log axis and a legend entry per pid hid the domain: 2026-12-07); two domains
+# of different sizes keep the log axis, a series each
+python3 "$top/analysis/mktrace.py" "$t/w4.dat" --v2 --node-writers 4 >/dev/null 2>&1 &&
+	"$bin/dpanalyze" "$t/w4.dat" --out "$t/w4" --nodes 2 >/dev/null 2>&1 &&
+	PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/w4" >/dev/null 2>&1; rc=$?
+python3 "$top/analysis/mktrace.py" "$t/w2d.dat" --v2 --node-writers 4:2 >/dev/null 2>&1 &&
+	"$bin/dpanalyze" "$t/w2d.dat" --out "$t/w2d" --nodes 2 >/dev/null 2>&1 &&
+	PLOTS_KEEP_GP=1 "$top/analysis/plots.sh" "$t/w2d" >/dev/null 2>&1; rc2=$?
+g=$t/w4/plots/throttle.png.gp g2=$t/w2d/plots/throttle.png.gp
+[ $rc -eq 0 ] && [ $rc2 -eq 0 ] &&
+	[ "$(file -b "$t/w4/plots/throttle.png" | cut -d, -f1-2)" = "PNG image data, 1280 x 780" ] &&
+	[ "$(file -b "$t/w2d/plots/throttle.png" | cut -d, -f1-2)" = "PNG image data, 1280 x 780" ] &&
+	[ "$(grep -o 'title "node limit[^"]*"' "$g" | sort -u)" = 'title "node limit, pids 100,101,102,103"' ] &&
+	! grep -q "set logscale y" "$g" &&
+	[ "$(grep -o 'title "node limit[^"]*"' "$g2" | sort -u | wc -l)" -eq 2 ] &&
+	grep -q 'title "node limit, pids 100,102"' "$g2" && grep -q 'title "node limit, pids 101,103"' "$g2" &&
+	grep -q "set logscale y" "$g2"
+check plots-node-domains-grouped $? "exit $rc/$rc2: $(grep -ho 'title "node limit[^"]*"' "$g" "$g2" 2>/dev/null | tr '\n' ' ')"
 "$bin/dpanalyze" "$t/stock.dat" --out "$t/sp" >/dev/null 2>&1
 "$top/analysis/plots.sh" "$t/sp" >/dev/null 2>&1; rc=$?
 [ $rc -eq 0 ] && [ ! -e "$t/sp/plots/pressure.png" ] && grep -q "<li>pressure.png: no dirty" "$t/sp/plots/index.html"
