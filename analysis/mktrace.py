@@ -300,7 +300,7 @@ def simulate(args):
              "kswapd_write_pages": 0, "kswapd_write_node0_pages": 0, "kswapd_write_node1_pages": 0,
              "kswapd_meta_pages": 0, "block_write_pages": 0,
              "pos_ratio": [], "node_domain_calls": 0, "node_dirty_at_limit_calls": 0,
-             "node_position": [], "node_calls": [],
+             "node_calls": [],
              "freerun_min": None}
     sector = [0]
 
@@ -333,30 +333,25 @@ def simulate(args):
             # and early in the first it is under its freerun ceiling (6000)
             ndirty = (12000 + int(4000 * (t / T - 0.60) / 0.05) if t > 0.60 * T
                       else 5000 if t < 0.25 * T else 9000) if nodedom else 0
-            emit(t, 0, 100, "balance_dirty_pages", bdi="254:0", limit=60000, setpoint=40000,
-                 dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
-                 dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
-                 paused=paused, pause=pause, period=pause + 5, think=3,
-                 freerun=free, pos_ratio=pos, node_dirty=ndirty,
-                 node_freerun=6000 if nodedom else 0, node_limit=12000 if nodedom else 0)
+            call = dict(bdi="254:0", limit=60000, setpoint=40000,
+                        dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
+                        dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
+                        paused=paused, pause=pause, period=pause + 5, think=3,
+                        freerun=free, pos_ratio=pos)
+            nfree, nlimit = (6000, 12000) if nodedom else (0, 0)
+            emit(t, 0, 100, "balance_dirty_pages", **call, node_dirty=ndirty,
+                 node_freerun=nfree, node_limit=nlimit)
             # --node-writers N[:D]: N - 1 more bound writers (pids 101...), the
             # same call each, spread over D node domains (domain d's limits
             # 1 + d times the first's); not in the truth, which is pid 100's
             for k in range(1, getattr(args, "writers", 1)):
                 f = 1 + k % getattr(args, "domains", 1)
-                emit(t + k * 1e-4, 0, 100 + k, "balance_dirty_pages", bdi="254:0", limit=60000,
-                     setpoint=40000, dirty=dirty, bdi_setpoint=38000, bdi_dirty=dirty - 100,
-                     dirty_ratelimit=bw, task_ratelimit=bw // 2, dirtied=32, dirtied_pause=32,
-                     paused=paused, pause=pause, period=pause + 5, think=3,
-                     freerun=free, pos_ratio=pos, node_dirty=ndirty * f,
-                     node_freerun=6000 * f if nodedom else 0,
-                     node_limit=12000 * f if nodedom else 0)
+                emit(t + k * 1e-4, 0, 100 + k, "balance_dirty_pages", **call,
+                     node_dirty=ndirty * f, node_freerun=nfree * f, node_limit=nlimit * f)
             if args.v2:
                 truth["pos_ratio"].append(pos / 1024)
                 truth["node_domain_calls"] += 1 if nodedom else 0
                 truth["node_dirty_at_limit_calls"] += 1 if nodedom and ndirty >= 12000 else 0
-                if nodedom and ndirty > 6000:
-                    truth["node_position"].append((ndirty - 6000) / 6000)
                 if nodedom:
                     truth["node_calls"].append((ndirty - 6000) / 6000)
                 truth["freerun_min"] = free if truth["freerun_min"] is None else min(truth["freerun_min"], free)
@@ -472,15 +467,14 @@ def simulate(args):
         truth["pos_ratio_min"], truth["pos_ratio_max"] = p[0], p[-1]
         truth["pos_ratio_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
     del truth["pos_ratio"]
-    if truth["node_position"]:
-        p = sorted(truth["node_position"])
-        truth["node_position_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
-    truth["node_throttled_calls"] = len(truth["node_position"])
-    del truth["node_position"]
-    # the second half of the node domain's calls, in time order: where it
-    # held the task once the rates had settled
+    # where the node domain held pid 100, every call in time order; above its
+    # freerun ceiling (position > 0) over the run, and over its second half
     calls = truth.pop("node_calls")
     late = calls[len(calls) // 2:]
+    p = sorted(x for x in calls if x > 0)
+    if p:
+        truth["node_position_p50"] = p[max(1, -(-len(p) * 50 // 100)) - 1]
+    truth["node_throttled_calls"] = len(p)
     truth["node_dirty_at_limit_late_calls"] = sum(1 for x in late if x >= 1)
     lp = sorted(x for x in late if x > 0)
     if lp:

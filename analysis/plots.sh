@@ -209,13 +209,9 @@ if has balance_dirty_pages && col "$tsv/balance_dirty_pages.tsv" node_limit; the
 	node_pids=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["node_limit"] > 0 { n[$c["pid"]]++; s[$c["pid"]] += $c["node_limit"] }
 		END { for (p in n) printf "%s %.0f\n", p, s[p] / n[p] }' "$tsv/balance_dirty_pages.tsv" |
-		sort -k2,2n -k1,1n | awk '
-		NR == 1 || $2 > last * 1.02 { if (NR > 1) print grp; grp = $1; last = $2; next }
-		{ grp = grp "," $1 }
-		END { if (NR) print grp }' | awk -F, '{ n = split($0, p, ","); for (i = 1; i <= n; i++) q[i] = p[i]
-			# pids in numeric order within a domain
-			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j] + 0 < q[j - 1] + 0; j--) { x = q[j]; q[j] = q[j - 1]; q[j - 1] = x }
-			o = q[1]; for (i = 2; i <= n; i++) o = o "," q[i]; print o }' | sort -t, -k1,1n | head -4)
+		sort -k2,2n | awk 'NR == 1 || $2 > first * 1.02 { if (NR > 1) print grp; grp = $1; first = $2; next }
+			{ grp = grp " " $1 } END { if (NR) print grp }' |
+		while read -r g; do echo "$g" | tr ' ' '\n' | sort -n | paste -sd, -; done | sort -t, -k1,1n | head -4)
 fi
 if has balance_dirty_pages || [ -n "$nm" ]; then
 	panels=0

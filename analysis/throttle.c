@@ -15,8 +15,13 @@ struct throttle {
 	struct tep_format_field *freerun, *pos_ratio, *node_dirty, *node_freerun, *node_limit;
 
 	unsigned long calls;
-	struct samples task_to_dirty_ratelimit, pos_ratios, dirty_to_setpoint, node_positions;
-	/* every node domain call's (dirty - freerun) / (limit - freerun), in time order */
+	struct samples task_to_dirty_ratelimit, pos_ratios, dirty_to_setpoint;
+	/*
+	 * Where the node domain held the task at each call, in time order, as a
+	 * fraction of its control area: (dirty - freerun) / (limit - freerun), 0
+	 * its freerun ceiling, 1 or more its limit (the setpoint is 0.5 at
+	 * pressure 1024).
+	 */
 	struct samples node_calls;
 	double dirty_ratelimit_min, dirty_ratelimit_max;
 	unsigned long dirty_ratelimit_samples;
@@ -65,20 +70,9 @@ static void on_balance_dirty_pages(void *analysis, const struct tep_record *r, d
 			th->node_dirty_at_limit_calls++;
 		if ((double)dirty / (double)limit > th->node_dirty_over_limit_max)
 			th->node_dirty_over_limit_max = (double)dirty / (double)limit;
-		/*
-		 * Where the node domain held the task, as a fraction of its control
-		 * area: 0 its freerun ceiling, 1 its limit (the setpoint is 0.5 at
-		 * pressure 1024).  Only calls above the ceiling: below it the node
-		 * domain let the task run.
-		 */
-		if (!read_field(th->node_freerun, r, &nfree) && limit > nfree) {
-			double pos = (double)(dirty - nfree) / (double)(limit - nfree);
-
-			if (dirty > nfree)
-				samples_push(&th->node_positions, pos);
-			/* 1 or more: at the limit, as counted above */
-			samples_push(&th->node_calls, pos);
-		}
+		if (!read_field(th->node_freerun, r, &nfree) && limit > nfree)
+			samples_push(&th->node_calls,
+				     (double)(dirty - nfree) / (double)(limit - nfree));
 	}
 }
 
@@ -118,6 +112,19 @@ static void emit_spread(json_object *o, const char *prefix, struct samples *s)
 }
 
 /*
+ * The calls of @calls from @from on that the node domain held above its
+ * freerun ceiling (position > 0): below it, it let the task run.
+ */
+static void above_ceiling(const struct samples *calls, size_t from, struct samples *out)
+{
+	size_t i;
+
+	for (i = from; i < calls->count; i++)
+		if (calls->values[i] > 0.0)
+			samples_push(out, calls->values[i]);
+}
+
+/*
  * The node domain once its rates settled: the second half of its calls in
  * time order (as dirty_to_setpoint_late_p50 is the global domain's).  Mode
  * node's rates start from the device's 100 MiB/s and take seconds to come
@@ -136,12 +143,10 @@ static void node_domain_late(json_object *metrics, json_object *out, const struc
 			     "fewer than 2 balance_dirty_pages calls with a node domain");
 		return;
 	}
-	for (i = half; i < calls->count; i++) {
+	for (i = half; i < calls->count; i++)
 		if (calls->values[i] >= 1.0)
 			at_limit++;
-		if (calls->values[i] > 0.0)
-			samples_push(&above, calls->values[i]);
-	}
+	above_ceiling(calls, half, &above);
 	json_set(out, "node_dirty_at_limit_late_calls", json_number((double)at_limit));
 	if (above.count) {
 		samples_sort(&above);
@@ -207,20 +212,23 @@ static void throttle_emit(void *analysis, json_object *metrics, double duration)
 					 : "balance_dirty_pages has no freerun field (kernel before series v2)");
 	}
 	if (th->node_dirty && th->node_limit) {
+		struct samples above = { 0 };
+
 		json_set(out, "node_domain_calls", json_number((double)th->node_domain_calls));
 		json_set(out, "node_dirty_over_limit_max",
 			 th->node_domain_calls ? json_number(th->node_dirty_over_limit_max) : NULL);
 		json_set(out, "node_dirty_at_limit_calls",
 			 json_number((double)th->node_dirty_at_limit_calls));
-		json_set(out, "node_throttled_calls", json_number((double)th->node_positions.count));
-		if (th->node_positions.count) {
-			samples_sort(&th->node_positions);
-			json_set(out, "node_position_p50",
-				 json_number(percentile(&th->node_positions, 50)));
+		above_ceiling(&th->node_calls, 0, &above);
+		json_set(out, "node_throttled_calls", json_number((double)above.count));
+		if (above.count) {
+			samples_sort(&above);
+			json_set(out, "node_position_p50", json_number(percentile(&above, 50)));
 		} else {
 			unmeasurable(metrics, "throttle.node_position_p50",
 				     "no balance_dirty_pages call above a node domain's freerun ceiling");
 		}
+		free(above.values);
 		node_domain_late(metrics, out, &th->node_calls);
 	} else {
 		unmeasurable(metrics, "throttle.node_domain_calls",
@@ -235,7 +243,6 @@ static void throttle_destroy(void *analysis)
 	free(th->task_to_dirty_ratelimit.values);
 	free(th->pos_ratios.values);
 	free(th->dirty_to_setpoint.values);
-	free(th->node_positions.values);
 	free(th->node_calls.values);
 	free(th);
 }
