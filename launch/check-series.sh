@@ -23,7 +23,8 @@
 #                         them (an array sized by MAX_NUMNODES)
 #                 numa-off, debugfs-off, memcg-off, lru-gen-off
 #                         the lab config with that option disabled
-#                 i386    i386 defconfig + DEBUG_FS, KUNIT, the suite
+#                 i386    i386 defconfig + DEBUG_FS, KUNIT, the suite;
+#                         the global pressure cache one word there
 #
 # One "PASS: name" or "FAIL: name: why" line per item (tests/run format);
 # exits 1 if anything failed.  --quick does apply, checkpatch, numbering and
@@ -361,6 +362,20 @@ else
 	fail "build: lab config" "configuration failed: $(why "$logs/config-lab.log")"
 fi
 
+# i386_global_cache object: the effective pressure's per-jiffy cache is read
+# on every balance_dirty_pages() call in mode global.  On i386 an atomic64_t
+# read is a locked cmpxchg8b, a write to a line every dirtier reads; one
+# word (an atomic_long_t) is a plain load.
+i386_global_cache() {
+	local size
+	size=$(nm -S -t d "$1" 2>/dev/null | awk '$4 == "dp_global_cache" { print $2 + 0 }')
+	if [ "$size" = 4 ]; then
+		pass "build: i386: dp_global_cache is one word (a plain load)"
+	else
+		fail "build: i386: dp_global_cache" "${size:-no} bytes in ${1#$top/}, not one 4-byte word: its reads are locked cmpxchg8b"
+	fi
+}
+
 # The variants build the whole series.
 for v in numa-off:x86_64 debugfs-off:x86_64 memcg-off:x86_64 lru-gen-off:x86_64 i386:i386; do
 	name=${v%%:*} arch=${v##*:}
@@ -368,6 +383,7 @@ for v in numa-off:x86_64 debugfs-off:x86_64 memcg-off:x86_64 lru-gen-off:x86_64 
 		fail "build: $name" "configuration failed: $(why "$logs/config-$name.log")"
 	elif build "$name" "$arch"; then
 		pass "build: $name ($(objs "$work/obj-$name" | wc -l) objects)"
+		[ "$arch" = i386 ] && i386_global_cache "$work/obj-$name/mm/dirty_pressure.o"
 	else
 		fail "build: $name" "$(why "$logs/build-$name.log")"
 	fi

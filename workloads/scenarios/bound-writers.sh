@@ -76,12 +76,14 @@ workload() {
 # the limit in the first half are the start's.  At the node's writeout
 # rate the balance is 0.955 (pos_ratio 1/4): the series before the node's
 # balanced rate gave 0.94 and 4 late calls at the limit (13 in all).  With
-# it they come down from the start's overshoot slowly, the node's cubic
-# being flat about the setpoint (0.64 still after 45 s, one run), so the
-# claim is at most half-way from the setpoint to the limit (0.75), not
-# KUnit's closed-loop band (node_rate_settles: within 30% of that span
-# after 30 s of exact rates).
-#CHECK# node_mode_near_setpoint trace.throttle.node_position_late_p50 <= 0.75 if mode=node when trace.meta.missed_events == 0
+# the balanced rate and the cubic alone, flat about the setpoint, they came
+# down from the start's overshoot slowly: 0.64-0.70 late in 5 of 5 runs
+# (bench-2026-12-07-balanced-rate).  Patch 9's control line (1 at the
+# setpoint, 1/2 at the node limit) brings them to 0.54-0.55 late
+# (bench-2026-12-07-control-line).  The claim: at most 0.60, within
+# KUnit's band (node_rate_settles_after_overshoot: within 15% of the
+# setpoint..limit span, 0.575, from 20 s on) and a run's noise.
+#CHECK# node_mode_near_setpoint trace.throttle.node_position_late_p50 <= 0.60 if mode=node when trace.meta.missed_events == 0
 #CHECK# node_mode_off_limit_late trace.throttle.node_dirty_at_limit_late_calls == 0 if mode=node when trace.meta.missed_events == 0
 #CHECK# bios_traced            trace.counts.block_bio_queue > 0
 #CHECK# reclaim_wb_le_writepage trace.reclaim.kswapd_write_excess_pages <= 0 when trace.meta.missed_events == 0
