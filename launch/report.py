@@ -134,6 +134,16 @@ def hog_alloc_p99_ms(m):
     return None if v is None else v / 1000
 
 
+def hog_churn_p99_ms(m):
+    # hog --churn: chunks given back and allocated again while the writer
+    # runs (hog_alloc_p99's first touches come before it starts); a hog
+    # without --churn reports 0 chunks, which is no latency
+    if not _get(m, "workloads.hog.churn_chunks"):
+        return None
+    v = _get(m, "workloads.hog.churn_lat_p99_us")
+    return None if v is None else v / 1000
+
+
 def pages_per_bdp(m):
     # cost: every balance_dirty_pages() entry computes the global limits,
     # which trace global_dirty_state (a few more come from the flusher)
@@ -156,6 +166,8 @@ METRICS = [
     ("allocstall", "allocation stalls", "sum of vmstat_delta.allocstall_*", allocstall),
     ("hog_alloc_p99", "hog allocation p99 (ms)", "workloads.hog.alloc_lat_p99_us / 1000",
      hog_alloc_p99_ms),
+    ("hog_churn_p99", "hog churn re-allocation p99 (ms)", "workloads.hog.churn_lat_p99_us / 1000",
+     hog_churn_p99_ms),
     ("reclaim_throttle", "reclaim throttled (ms)", "sum of trace.throttled.nodeN.delayed_ms",
      reclaim_throttle_ms),
     ("kswapd_cpu", "kswapd CPU (s)", "kswapd_cpu.total_s", lambda m: _get(m, "kswapd_cpu.total_s")),
@@ -203,7 +215,7 @@ METRICS = [
 # balance_dirty_pages() entries is fewer entries, the series' cost lower.
 BETTER = {"file_pageout": "lower", "immediate_reclaim": "lower", "reclaim_wb": "lower",
           "pgscan_direct": "lower", "allocstall": "lower", "oom_kill": "lower",
-          "hog_alloc_p99": "lower", "reclaim_throttle": "lower", "kswapd_cpu": "lower",
+          "hog_alloc_p99": "lower", "hog_churn_p99": "lower", "reclaim_throttle": "lower", "kswapd_cpu": "lower",
           "write_p99": "lower", "bystander_MiBps": "higher",
           "throughput": "higher", "pause_p99": "lower", "node_position": "lower",
           "node_position_late": "lower",
@@ -694,9 +706,11 @@ def bench_blocks(cells):
                     f"{lbl} on {', '.join(hosts(cols[lbl])) or 'n/a'} ({'/'.join(accelerators(cols[lbl])) or 'n/a'})"
                     for _, _, lbl in COLUMNS if lbl in cols))
             label = {k: lbl for k, lbl, _, _ in METRICS}
+            # hog_churn_p99: what an allocation on the writer's node met while it wrote,
+            # the reviewer's allocation stall latency (scenario imbalance-churn)
             for key, test in (("file_pageout", None), ("reclaim_wb", None), ("oom_kill", None),
                               ("throughput", 0.03), ("bystander_MiBps", None), ("files_per_s", -0.05),
-                              ("pause_p99", None)):
+                              ("pause_p99", None), ("hog_churn_p99", None)):
                 what = label[key]
                 off = med("off", key)
                 for lbl in ("global", "node"):
@@ -810,7 +824,8 @@ def kver_blocks(cells):
 # what the hog and the writer felt, and what the reclaim threads cost.
 NOT_COUNTED_BY_MGLRU = ("immediate_reclaim",)
 BASELINE_METRICS = ("file_pageout", "immediate_reclaim", "pgscan_direct", "allocstall", "oom_kill",
-                    "reclaim_throttle", "hog_alloc_p99", "kswapd_cpu", "throughput", "write_p99")
+                    "reclaim_throttle", "hog_alloc_p99", "hog_churn_p99", "kswapd_cpu", "throughput",
+                    "write_p99")
 
 
 def baseline_blocks(cells):

@@ -2,19 +2,24 @@
  * pressure.  It allocates (first-touches) the memory MiB by MiB, optionally
  * ramped over time, re-touches it for a number of passes or a duration,
  * holds it, and optionally releases it gradually.  Every 1 MiB chunk's
- * allocation and each re-touch are timed, so reclaim stalls show.  An OOM
- * kill is seen by the caller as death by SIGKILL.
+ * allocation and each re-touch are timed, so reclaim stalls show.  With
+ * --churn it gives back part of the memory while holding and allocates it
+ * again, so allocation latency is also taken later (while a writer runs).
+ * An OOM kill is seen by the caller as death by SIGKILL.
  *
  * Report (JSON, one flat object; keys carry their unit):
  *   program, version, status (complete|interrupted|running: an interim
  *   report of --report-every), error, signal,
  *   numa_available, nodes, node (-1: none), policy (bind|default),
  *   cpu_bound, size_bytes, chunk_bytes, page_bytes, touch (seq|random),
- *   thp, ramp_s, hold_s, release, passes_requested, duration_s_requested,
+ *   thp, ramp_s, hold_s, release, churn_bytes_requested, churn_every_ms,
+ *   passes_requested, duration_s_requested,
  *   chunks_allocated, bytes_allocated, alloc_s, alloc_bytes_per_s,
  *   alloc_lat_{p50,p90,p99,max,mean}_us (per chunk), passes_done,
  *   chunk_touches, touch_s, touch_bytes_per_s,
- *   touch_lat_{p50,p90,p99,max,mean}_us (per chunk), resident_pages_node
+ *   touch_lat_{p50,p90,p99,max,mean}_us (per chunk), churn_chunks,
+ *   churn_s, churn_lat_{p50,p90,p99,max,mean}_us (per chunk re-allocated
+ *   by --churn), resident_pages_node
  *   [per node], nonresident_pages, resident_error_pages,
  *   resident_sampled_pages, resident_sample_stride, chunks_released,
  *   release_s, elapsed_s.
@@ -36,6 +41,7 @@ static const char *const touch_names[] = { "seq", "random" };
 enum {
 	OPT_HELP, OPT_NODE, OPT_SIZE, OPT_TOUCH, OPT_PASSES, OPT_DURATION,
 	OPT_RAMP, OPT_HOLD, OPT_RELEASE, OPT_THP, OPT_REPORT, OPT_EVERY,
+	OPT_CHURN, OPT_CHURN_EVERY,
 };
 
 static const struct opt opts[] = {
@@ -51,6 +57,8 @@ static const struct opt opts[] = {
 	{ "thp", 0, OPT_THP },
 	{ "report", 1, OPT_REPORT },
 	{ "report-every", 1, OPT_EVERY },
+	{ "churn", 1, OPT_CHURN },
+	{ "churn-every", 1, OPT_CHURN_EVERY },
 	{ NULL, 0, 0 },
 };
 
@@ -71,6 +79,12 @@ static void help(void)
 "  --ramp S         spread the allocation (and --release) over S seconds\n"
 "  --hold S         keep the memory S seconds after touching\n"
 "  --release        at the end, unmap chunk by chunk (over --ramp seconds)\n"
+"  --churn SIZE     while holding, every --churn-every ms give back SIZE (whole\n"
+"                   MiB) of the memory, chunk by chunk (MADV_DONTNEED), and\n"
+"                   half a period later first-touch those chunks again, each\n"
+"                   timed (churn_lat_*); the next period takes the next chunks.\n"
+"                   Needs --hold; at most --size\n"
+"  --churn-every MS period of --churn in milliseconds (default 100)\n"
 "  --thp            allow transparent huge pages (default: MADV_NOHUGEPAGE, so\n"
 "                   every chunk faults in 4K pages and timings compare)\n"
 "  --report FILE    JSON report, written atomically, also on SIGTERM/SIGINT\n"
@@ -84,19 +98,20 @@ static void help(void)
 
 struct cfg {
 	const char *report;
-	uint64_t size, passes;
+	uint64_t size, passes, churn, churn_every_ms;
 	double duration, ramp, hold, every;
 	int node, random, release, thp, passes_set, duration_set;
 };
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	const char *v;
-	int id, i = 1, size_set = 0;
+	const char *v, *size_arg = NULL, *churn_arg = NULL;
+	int id, i = 1, size_set = 0, every_set = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->node = -1;
 	c->passes = 1;
+	c->churn_every_ms = 100;
 	while ((id = opt_next(argc, argv, opts, &i, &v)) >= 0) {
 		switch (id) {
 		case OPT_HELP:
@@ -107,6 +122,7 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			break;
 		case OPT_SIZE:
 			c->size = parse_size("size", v);
+			size_arg = v;
 			size_set = 1;
 			break;
 		case OPT_TOUCH:
@@ -138,6 +154,14 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 		case OPT_EVERY:
 			c->every = parse_report_every(v);
 			break;
+		case OPT_CHURN:
+			c->churn = parse_size("churn", v);
+			churn_arg = v;
+			break;
+		case OPT_CHURN_EVERY:
+			c->churn_every_ms = parse_count("churn-every", v);
+			every_set = 1;
+			break;
 		}
 	}
 	require_size(size_set, c->size);
@@ -148,6 +172,17 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 		usage_error("--report-every needs --report");
 	if (c->passes_set && c->duration_set)
 		usage_error("--passes and --duration exclude each other");
+	if (churn_arg && (c->churn == 0 || c->churn % CHUNK))
+		usage_error("--churn %s: want a whole number of MiB, at least 1M",
+			    churn_arg);
+	if (churn_arg && c->churn > c->size)
+		usage_error("--churn %s: more than --size %s", churn_arg, size_arg);
+	if (churn_arg && c->hold <= 0)
+		usage_error("--churn needs --hold (it churns while holding)");
+	if (every_set && !churn_arg)
+		usage_error("--churn-every needs --churn");
+	if (c->churn_every_ms == 0 || c->churn_every_ms > 86400000)
+		usage_error("--churn-every must be 1..86400000 ms");
 	if (c->report)
 		report_path_check("report", c->report);
 }
@@ -158,7 +193,11 @@ struct state {
 	char *base;
 	uint64_t nchunks, allocated, released, passes_done, touches;
 	uint64_t t0, alloc_ns, touch_ns, release_ns;
-	struct hist alat, tlat;
+	/* --churn: chunks re-allocated, time spent, the dropped batch (out
+	 * chunks from first) and when the next step is due */
+	uint64_t churned, churn_ns, churn_first, churn_out, churn_next;
+	uint64_t churn_period_start;
+	struct hist alat, tlat, clat;
 	struct placement res;
 	int cpu_bound, placed, running;
 	uint64_t rng, next_report;
@@ -203,6 +242,70 @@ static void touch_chunk(const struct cfg *c, struct state *s, uint64_t i,
 }
 
 static int report(const struct cfg *c, const struct state *s);
+
+/* --churn cycles over the whole chunks only: a partial last chunk is never
+ * given back, so every churned chunk is a full 1 MiB allocation. */
+static uint64_t churn_chunk(const struct cfg *c, const struct state *s,
+			    uint64_t k)
+{
+	return (s->churn_first + k) % (c->size / CHUNK);
+}
+
+static void churn_drop(const struct cfg *c, struct state *s)
+{
+	uint64_t n = c->churn / CHUNK, a = now_ns();
+
+	for (uint64_t k = 0; k < n; k++) {
+		if (madvise(s->base + churn_chunk(c, s, k) * CHUNK, CHUNK,
+			    MADV_DONTNEED) < 0) {
+			snprintf(s->error, sizeof(s->error),
+				 "madvise(MADV_DONTNEED): %s", strerror(errno));
+			break;
+		}
+		s->churn_out++;
+	}
+	s->churn_ns += now_ns() - a;
+}
+
+/* First touch of the dropped chunks again: each one's time is an
+ * allocation on the node as it is now. */
+static void churn_refill(const struct cfg *c, struct state *s)
+{
+	uint64_t t = now_ns();
+
+	for (uint64_t k = 0; k < s->churn_out; k++) {
+		uint64_t a = now_ns();
+
+		touch_chunk(c, s, churn_chunk(c, s, k), 1, NULL);
+		hist_add(&s->clat, now_ns() - a);
+		s->churned++;
+	}
+	s->churn_first = churn_chunk(c, s, s->churn_out);
+	s->churn_out = 0;
+	s->churn_ns += now_ns() - t;
+}
+
+/* One step of --churn: give back at the start of a period, allocate again
+ * half a period later, so that the node's other allocations (a writer's
+ * page cache) can take the freed pages in between and the re-allocation
+ * meets what they left.  A late step starts the next period late rather
+ * than catching up in a burst. */
+static void churn_step(const struct cfg *c, struct state *s)
+{
+	uint64_t period = c->churn_every_ms * 1000000ull, t;
+
+	if (!s->churn_out) {
+		s->churn_period_start = s->churn_next;
+		churn_drop(c, s);
+		s->churn_next = s->churn_period_start + period / 2;
+	} else {
+		churn_refill(c, s);
+		s->churn_next = s->churn_period_start + period;
+	}
+	t = now_ns();
+	if (s->churn_next < t)
+		s->churn_next = t;
+}
 
 /* The interim report of --report-every, with where the memory is now. */
 static void maybe_report(const struct cfg *c, struct state *s)
@@ -297,15 +400,28 @@ static void run(const struct cfg *c, struct state *s)
 
 	if (c->hold > 0) {
 		uint64_t end = now_ns() + (uint64_t)(c->hold * 1e9);
+		int churn = c->churn > 0 && s->allocated == s->nchunks;
 
+		s->churn_next = now_ns();
 		while (!stop_signal && now_ns() < end) {
 			uint64_t until = end;
 
+			if (churn && s->churn_next < until)
+				until = s->churn_next;
 			if (c->every > 0 && s->next_report < until)
 				until = s->next_report;
 			sleep_until_ns(until);
+			if (churn && !stop_signal && now_ns() >= s->churn_next &&
+			    now_ns() < end) {
+				churn_step(c, s);
+				churn = !s->error[0];
+			}
 			maybe_report(c, s);
 		}
+		/* however the hold ended, the memory is whole again before
+		 * its placement is taken */
+		if (s->churn_out)
+			churn_refill(c, s);
 	}
 
 	/* where the memory is, before any of it is given back */
@@ -353,6 +469,8 @@ static int report(const struct cfg *c, const struct state *s)
 	json_num(&j, "ramp_s", c->ramp);
 	json_num(&j, "hold_s", c->hold);
 	json_bool(&j, "release", c->release);
+	json_u64(&j, "churn_bytes_requested", c->churn);
+	json_u64(&j, "churn_every_ms", c->churn_every_ms);
 	json_u64(&j, "passes_requested", c->duration_set ? 0 : c->passes);
 	json_num(&j, "duration_s_requested", c->duration);
 	json_u64(&j, "chunks_allocated", s->allocated);
@@ -365,6 +483,9 @@ static int report(const struct cfg *c, const struct state *s)
 	json_num(&j, "touch_s", (double)s->touch_ns / 1e9);
 	json_num(&j, "touch_bytes_per_s", per_s(tbytes, s->touch_ns));
 	json_hist_us(&j, "touch_lat", &s->tlat);
+	json_u64(&j, "churn_chunks", s->churned);
+	json_num(&j, "churn_s", (double)s->churn_ns / 1e9);
+	json_hist_us(&j, "churn_lat", &s->clat);
 	json_u64_array(&j, "resident_pages_node", s->res.counts, numa.nnodes);
 	json_u64(&j, "nonresident_pages", s->res.absent);
 	json_u64(&j, "resident_error_pages", s->res.other);
@@ -395,6 +516,10 @@ int main(int argc, char **argv)
 	run(&c, s);
 	if (c.report)
 		rc = report(&c, s);
+	if (s->error[0]) {
+		fprintf(stderr, "%s: %s\n", prog, s->error);
+		rc = 1;
+	}
 	if (s->base) {
 		/* chunks already released are unmapped; munmap of a hole is a
 		 * no-op, so unmapping the whole range is safe */

@@ -512,6 +512,42 @@ grep -q '^| cp on uma | file pageout (pages) | lower | stock vs off | 1000 (900.
 	grep -q '^| cp on uma | throughput (MiB/s) | higher | stock vs off | .* | not resolved at n=3/3 |  |$' "$md" \
 	&& ! grep -q 'same within noise\|DIFFERS' "$md" \
 	&& pass bench_n3_not_resolved || bad bench_n3_not_resolved "$(grep 'stock vs off' "$md")"
+! grep -qF 'hog churn re-allocation p99 (ms) |' "$md" && pass report_no_churn_row_without_churn \
+	|| bad report_no_churn_row_without_churn "$(grep -F 'hog churn re-allocation p99 (ms) |' "$md")"
+# hog --churn (scenario imbalance-churn): its re-allocation p99 is a row of the
+# A/B table and a mode-against-off bench comparison; a hog that did not churn
+# (churn_chunks 0, imbalance's) has no such latency, not a 0
+$py - "$tmp/churn" <<'PYC'
+import json, os, sys
+root = sys.argv[1]
+vals = {"off": [9000.0, 9500.0, 10000.0], "global": [4000.0, 4500.0, 5000.0]}
+for mode, ps in vals.items():
+    for i, p99 in enumerate(ps, 1):
+        d = os.path.join(root, f"2node-asym-imbalance-churn-{mode}-patched-r{i}"); os.makedirs(d)
+        json.dump({"topology": "2node-asym", "scenario": "imbalance-churn", "mode": mode, "kernel": "patched",
+                   "kernel_release": "6.1.0-test", "lab_commit": "abc1234",
+                   "metrics": {"vmstat_delta": {"nr_vmscan_write": 10, "pswpout": 0},
+                               "workloads": {"hog": {"alloc_lat_p99_us": 3000.0, "churn_chunks": 4000,
+                                                     "churn_lat_p99_us": p99}}},
+                   "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
+    d = os.path.join(root, f"2node-asym-imbalance-{mode}-patched"); os.makedirs(d)
+    json.dump({"topology": "2node-asym", "scenario": "imbalance", "mode": mode, "kernel": "patched",
+               "kernel_release": "6.1.0-test", "lab_commit": "abc1234",
+               "metrics": {"vmstat_delta": {"nr_vmscan_write": 10, "pswpout": 0},
+                           "workloads": {"hog": {"alloc_lat_p99_us": 3000.0, "churn_chunks": 0,
+                                                 "churn_lat_p99_us": 0}}},
+               "checks": [], "pass": True}, open(os.path.join(d, "result.json"), "w"))
+PYC
+$py launch/report.py "$tmp/churn" >/dev/null 2>&1
+md="$tmp/churn/report.md"
+r=$(sed -n '/^### imbalance-churn$/,/^#/p' "$md" | grep '^| hog churn re-allocation p99 (ms) |')
+[ "$r" = "| hog churn re-allocation p99 (ms) | 9.50 (9.00..10.0) | 4.50 (4.00..5.00) | 0.47 |" ] \
+	&& pass report_churn_ab_row || bad report_churn_ab_row "$r"
+grep -q '^| imbalance-churn on 2node-asym | hog churn re-allocation p99 (ms) | lower | global vs off | 9.50 (9.00..10.0) | 4.50 (4.00..5.00) | 3/3 | 0.47 | .* | 0\.1000 | not resolved at n=3/3 |  |$' "$md" \
+	&& pass report_churn_bench_row || bad report_churn_bench_row "$(grep 'churn re-allocation p99 (ms) | lower' "$md")"
+r=$(sed -n '/^### imbalance$/,/^#/p' "$md")
+grep -q '^| hog allocation p99 (ms) | 3.00 | 3.00 | 1.00 |$' <<<"$r" && ! grep -qF '| hog churn' <<<"$r" \
+	&& pass report_churn_absent_without_churn || bad report_churn_absent_without_churn "$(grep '^| hog' <<<"$r")"
 # The write path's cost (scenario cost): against the stock kernel, per mode.
 $py - "$tmp/cost" <<'PY2'
 import json, os, sys

@@ -141,6 +141,24 @@ bad hog-every-zero "hog: --report-every must be more than 0 seconds" \
 	hog --size 1M --report r --report-every 0
 bad hog-report-dir "hog: --report $t/none/r.json: cannot create: No such file or directory" \
 	hog --size 1M --report "$t/none/r.json"
+bad hog-churn-over-size "hog: --churn 64M: more than --size 32M" \
+	hog --size 32M --hold 1 --churn 64M
+bad hog-churn-partial-chunk "hog: --churn 1536K: want a whole number of MiB, at least 1M" \
+	hog --size 32M --hold 1 --churn 1536K
+bad hog-churn-zero "hog: --churn 0: want a whole number of MiB, at least 1M" \
+	hog --size 32M --hold 1 --churn 0
+bad hog-churn-bad-size "hog: --churn: bad size 'lots' (want an integer with optional K, M, G or T suffix)" \
+	hog --size 32M --hold 1 --churn lots
+bad hog-churn-needs-hold "hog: --churn needs --hold (it churns while holding)" \
+	hog --size 32M --churn 8M
+bad hog-churn-every-zero "hog: --churn-every must be 1..86400000 ms" \
+	hog --size 32M --hold 1 --churn 8M --churn-every 0
+bad hog-churn-every-huge "hog: --churn-every must be 1..86400000 ms" \
+	hog --size 32M --hold 1 --churn 8M --churn-every 86400001
+bad hog-churn-every-not-number "hog: --churn-every: bad number '0.5' (want a non-negative integer)" \
+	hog --size 32M --hold 1 --churn 8M --churn-every 0.5
+bad hog-churn-every-needs-churn "hog: --churn-every needs --churn" \
+	hog --size 32M --hold 1 --churn-every 50
 # dpfuzz: $t/vm holds plain (empty) files of the right names: enough for its
 # checks of the directory, not a state it can parse
 mkdir -p "$t/vm"
@@ -458,6 +476,34 @@ jq -e '.status == "complete" and .bytes_allocated == 67108864 and .chunks_alloca
 	and .alloc_lat_p50_us > 0 and .alloc_lat_p99_us <= .alloc_lat_max_us
 	and .touch_lat_p50_us > 0' "$t/h.json" >/dev/null
 check hog-report $? "$(jq -c '{status,bytes_allocated,passes_done,resident_pages_node,alloc_lat_p50_us}' "$t/h.json" 2>&1)"
+jq -e '.churn_bytes_requested == 0 and .churn_every_ms == 100 and .churn_chunks == 0 and .churn_s == 0
+	and .churn_lat_p99_us == 0' "$t/h.json" >/dev/null
+check hog-no-churn $? "$(jq -c '{churn_bytes_requested,churn_chunks,churn_s,churn_lat_p99_us}' "$t/h.json" 2>&1)"
+# --churn: 8 MiB given back and re-allocated every 50 ms of a 1 s hold
+# (about 20 periods): whole batches, ordered percentiles, the memory whole at
+# the end, the first allocation's fields as without churn
+"$bin/hog" --size 32M --node 0 --hold 1 --churn 8M --churn-every 50 --report "$t/hc.json" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/err" ] && jq -e '.status == "complete" and .churn_bytes_requested == 8388608
+	and .churn_every_ms == 50 and .churn_chunks >= 40 and .churn_chunks % 8 == 0
+	and .churn_chunks <= 8 * 21 and .churn_s > 0 and .churn_s < .elapsed_s
+	and .churn_lat_p50_us > 0 and .churn_lat_p50_us <= .churn_lat_p90_us
+	and .churn_lat_p90_us <= .churn_lat_p99_us and .churn_lat_p99_us <= .churn_lat_max_us
+	and .churn_lat_mean_us > 0 and .churn_lat_mean_us <= .churn_lat_max_us
+	and .chunks_allocated == 32 and .nonresident_pages == 0
+	and (.resident_pages_node | add) * .page_bytes == 33554432' "$t/hc.json" >/dev/null
+check hog-churn $? "exit $rc $(head -1 "$t/err") $(jq -c '{status,churn_chunks,churn_s,churn_lat_p50_us,churn_lat_p99_us,churn_lat_max_us,nonresident_pages}' "$t/hc.json" 2>&1)"
+# which chunks: 2 of the 5 whole chunks of 5.5 MiB each period, cycling
+# through them, never the partial sixth (offsets from the mapping's start,
+# which the MADV_NOHUGEPAGE call names)
+strace -o "$t/hc.strace" -e trace=madvise "$bin/hog" --size 5632K --hold 0.5 --churn 2M --churn-every 40 \
+	2>"$t/err"; rc=$?
+base=$(sed -n 's/^madvise(0x\([0-9a-f]*\), .*MADV_NOHUGEPAGE.*/\1/p' "$t/hc.strace")
+offs=$(sed -n 's/^madvise(0x\([0-9a-f]*\), .*MADV_DONTNEED.*/\1/p' "$t/hc.strace" |
+	while read -r a; do printf '%d ' $(( (16#$a - 16#${base:-0}) / 1048576 )); done)
+want=$(n=$(wc -w <<<"$offs"); for ((k = 0; k < n; k++)); do printf '%d ' $((k % 5)); done)
+[ $rc -eq 0 ] && [ "$(wc -w <<<"$offs")" -ge 10 ] && [ "$offs" = "$want" ] &&
+	[ "$(grep -c ', 1048576, MADV_DONTNEED) = 0$' "$t/hc.strace")" -eq "$(wc -w <<<"$offs")" ]
+check hog-churn-cycles $? "exit $rc, chunks given back: $offs"
 "$bin/hog" --size 8M --duration 0.3 --report "$t/hd.json" 2>"$t/err"; rc=$?
 [ $rc -eq 0 ] && jq -e '.touch_s >= 0.3 and .touch_s < 2 and .passes_done >= 1' "$t/hd.json" >/dev/null
 check hog-duration $? "exit $rc $(jq -c '{touch_s,passes_done}' "$t/hd.json" 2>&1)"
@@ -470,6 +516,42 @@ sleep 0.6; kill -TERM $pid; wait $pid; rc=$?
 	jq -e '.status == "interrupted" and .signal == 15 and .chunks_allocated == 16
 		and (.resident_pages_node | add) == 4096' "$t/hs.json" >/dev/null
 check hog-sigterm-report $? "exit $rc $(jq -c '{status,signal,chunks_allocated}' "$t/hs.json" 2>&1)"
+# stopped while churning, with chunks given back half the time: the memory
+# is whole in the report, and the churn stops with the hold
+s=$(ms)
+"$bin/hog" --size 16M --node 0 --hold 30 --churn 8M --churn-every 20 --report "$t/hcs.json" 2>/dev/null & pid=$!
+sleep 0.6; kill -TERM $pid; wait $pid; rc=$?
+[ $rc -eq 143 ] && [ $(( $(ms) - s )) -lt 5000 ] &&
+	jq -e '.status == "interrupted" and .signal == 15 and .churn_chunks > 0 and .churn_chunks % 8 == 0
+		and .nonresident_pages == 0 and (.resident_pages_node | add) == 4096' "$t/hcs.json" >/dev/null
+check hog-churn-sigterm $? "exit $rc $(jq -c '{status,signal,churn_chunks,nonresident_pages}' "$t/hcs.json" 2>&1)"
+# a madvise() that fails (a preloaded stand-in): the churn ends, the report
+# says why, exit 1 with one line, and the memory is whole
+if cc -shared -fPIC -o "$t/nodontneed.so" -x c - <<'EOF' 2>"$t/err"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int madvise(void *addr, size_t len, int advice)
+{
+	if (advice == MADV_DONTNEED) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+EOF
+then
+	LD_PRELOAD=$t/nodontneed.so "$bin/hog" --size 8M --hold 0.3 --churn 2M --report "$t/hme.json" 2>"$t/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(cat "$t/err")" = "hog: madvise(MADV_DONTNEED): Resource temporarily unavailable" ] &&
+		jq -e '.error == "madvise(MADV_DONTNEED): Resource temporarily unavailable" and .churn_chunks == 0
+			and .nonresident_pages == 0 and (.resident_pages_node | add) == 2048' "$t/hme.json" >/dev/null
+	check hog-churn-madvise-error $? "exit $rc '$(head -2 "$t/err" | tr '\n' ' ')' $(jq -c '{error,churn_chunks,nonresident_pages}' "$t/hme.json" 2>&1)"
+else
+	fail hog-churn-madvise-error "cannot build the preload shim: $(head -1 "$t/err")"
+fi
 "$bin/dirtier" --file "$t/s" --size 64M --rate 4M --report "$t/ds.json" --no-drop-caches \
 	2>/dev/null & pid=$!
 sleep 0.6; kill -INT $pid; wait $pid; rc=$?
@@ -656,7 +738,7 @@ short_truncloop() { local b=$1 n=$2; shift 2
 	"$@" "$b/truncloop" --file "$t/$n" --size 1M --bs 16K --rounds 3 --node 0 --report "$t/$n.json"; }
 short_hog() { local b=$1 n=$2; shift 2
 	"$@" "$b/hog" --size 8M --node 0 --touch random --passes 2 --ramp 0.1 --release \
-		--report "$t/$n.json"; }
+		--hold 0.3 --churn 2M --churn-every 20 --report "$t/$n.json"; }
 # every class; under valgrind not bad_buffer: valgrind reports the write()
 # of an unreadable buffer (on purpose) as an error
 dpclasses=out_of_range,negative,plus_sign,huge,non_numeric,trailing_garbage,nul_byte,empty,oversize,partial,concurrent,read_only
@@ -673,6 +755,8 @@ if command -v valgrind >/dev/null; then
 		[ $rc1 -eq 0 ] && [ $rc -eq 0 ] && [ ! -s "$t/err" ]
 		check "valgrind-$p" $? "exit $rc1/$rc: $(head -3 "$t/err" | tr '\n' ' ')"
 	done
+	jq -e '.churn_chunks > 0 and .chunks_released == 8' "$t/vghog.json" >/dev/null
+	check valgrind-hog-churned $? "$(jq -c '{churn_chunks,chunks_released}' "$t/vghog.json" 2>&1)"
 else
 	fail valgrind "valgrind not installed"
 fi
@@ -685,11 +769,20 @@ if [ $rc -eq 0 ]; then
 		[ $rc -eq 0 ] && [ ! -s "$t/err" ]
 		check "asan-$p" $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
 	done
+	jq -e '.churn_chunks > 0 and .chunks_released == 8' "$t/ashog.json" >/dev/null
+	check asan-hog-churned $? "$(jq -c '{churn_chunks,chunks_released}' "$t/ashog.json" 2>&1)"
 	# interim reports while half the memory is not yet touched: the
 	# placement query must stay inside its buffers for absent pages
 	"$asan/hog" --size 16M --ramp 0.6 --report-every 0.1 --report "$t/ar.json" 2>"$t/err"; rc=$?
 	[ $rc -eq 0 ] && [ ! -s "$t/err" ]
 	check asan-hog-interim-partial $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
+	# stopped while churning, interim reports in the half periods that
+	# leave chunks given back
+	"$asan/hog" --size 16M --hold 30 --churn 4M --churn-every 20 --report-every 0.05 \
+		--report "$t/acs.json" 2>"$t/err" & pid=$!
+	sleep 1; kill -TERM $pid; wait $pid; rc=$?
+	[ $rc -eq 143 ] && [ ! -s "$t/err" ] && jq -e '.churn_chunks > 0 and .nonresident_pages == 0' "$t/acs.json" >/dev/null
+	check asan-hog-churn-sigterm $? "exit $rc: $(head -3 "$t/err" | tr '\n' ' ')"
 	bad asan-bad-input "dirtier: --size: bad size '1X' (want an integer with optional K, M, G or T suffix)" \
 		../bin-asan/dirtier --file f --size 1X
 else
