@@ -159,9 +159,9 @@ if [ "$(cat "$obj/.dplab-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$obj/.c
 		KCONFIG_CONFIG="$obj/.config" "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" &&
 		kmake olddefconfig
 	} >"$obj/config.log" 2>&1 || { tail -20 "$obj/config.log"; die "configuration"; }
-	# Every option a fragment asks for must survive olddefconfig.
-	missing=$(cat "${frags[@]}" | sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p' \
-		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/# \1 is not set/p' |
+	# Every option the fragments ask for (the last one's word on it) must
+	# survive olddefconfig.
+	missing=$(fragment_wants "${frags[@]}" |
 		while IFS= read -r want; do
 			case $want in
 			"# "*) opt=${want#\# }; opt=${opt%% *}

@@ -116,6 +116,19 @@ patchset_hash() {
 	for f in "$@"; do sha256sum <"$f" | cut -d' ' -f1; done | sha256sum | cut -d' ' -f1
 }
 
+# fragment_wants FRAGMENT...: the settings the config fragments ask for, one
+# line per option ("CONFIG_X=v" or "# CONFIG_X is not set"), a later
+# fragment's setting replacing an earlier one's, as merge_config.sh merges
+# them (jumplabel.config turns on what lab.config turns off).
+fragment_wants() {
+	cat "$@" | sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/# \1 is not set/p' |
+		awk '{ o = ($1 == "#") ? $2 : substr($0, 1, index($0, "=") - 1)
+		       if (!(o in want)) order[n++] = o
+		       want[o] = $0 }
+		     END { for (i = 0; i < n; i++) print want[order[i]] }'
+}
+
 # kernel_obj_dir TOP KERNEL VARIANT: where a kernel's objects and bzImage
 # are (launch/collect.py kernel_obj_dir is the same rule for Python):
 # <root>/<kernel>/obj for the lab variant, <root>/<kernel>/obj-<variant>

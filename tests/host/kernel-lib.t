@@ -189,6 +189,21 @@ out=$(ks_kernel "$tmp/k612" patched "$tmp/p2.series"); rc=$?
 rm -rf "$(ksrc_root "$top" "$tmp/k612")" "$(ksrc_root "$top" "$tmp/k66")" "$(ksrc_root "$top" "$tmp/notlinux")"
 rmdir "$top/build/ksrc" 2>/dev/null
 
+# ---- fragment_wants: a later fragment's setting replaces an earlier one's ----
+printf 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=64\n# a comment\n' >"$tmp/f1.config"
+printf 'CONFIG_B=y\n# CONFIG_A is not set\n' >"$tmp/f2.config"
+out=$(fragment_wants "$tmp/f1.config" "$tmp/f2.config")
+[ "$out" = "# CONFIG_A is not set
+CONFIG_B=y
+CONFIG_C=64" ] && pass fragment_wants.last_wins || bad fragment_wants.last_wins "$out"
+# The shipped variants: jumplabel.config turns on what lab.config turns off
+# (before fragment_wants, kernel.sh read both and refused the jumplabel
+# build: "CONFIG_JUMP_LABEL: fragment wants it off").
+out=$(fragment_wants "$top/patches/lab.config" "$top/patches/jumplabel.config" | grep 'CONFIG_JUMP_LABEL[= ]')
+[ "$out" = "CONFIG_JUMP_LABEL=y" ] && pass fragment_wants.jumplabel_variant || bad fragment_wants.jumplabel_variant "'$out'"
+out=$(fragment_wants "$top/patches/lab.config" | grep 'CONFIG_JUMP_LABEL[= ]')
+[ "$out" = "# CONFIG_JUMP_LABEL is not set" ] && pass fragment_wants.lab_variant || bad fragment_wants.lab_variant "'$out'"
+
 # ---- wait_progress: the job's exit status, and the caller's progress line while it runs ----
 stage() { echo "stage: $*"; }
 (sleep 2.5; exit 3) &
