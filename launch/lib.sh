@@ -121,8 +121,8 @@ patchset_hash() {
 # fragment's setting replacing an earlier one's, as merge_config.sh merges
 # them (jumplabel.config turns on what lab.config turns off).
 fragment_wants() {
-	cat "$@" | sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p' \
-		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/# \1 is not set/p' |
+	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/# \1 is not set/p' "$@" |
 		awk '{ o = ($1 == "#") ? $2 : substr($0, 1, index($0, "=") - 1)
 		       if (!(o in want)) order[n++] = o
 		       want[o] = $0 }
